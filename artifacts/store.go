@@ -1,0 +1,281 @@
+// Package artifacts is the per-session artifact store ROOT/<uuid>/{classes,files,archives}:
+// validated names, atomic verified writes, archive unpacking with guards,
+// listing and removal, all through an os.Root of the session directory.
+package artifacts
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits caps what one upload may cost. A zero field means the field of
+// DefaultLimits.
+type Limits struct {
+	MaxFileBytes     int64 // largest upload, archives included
+	MaxUnpackedBytes int64 // bytes one archive may unpack to
+	MaxEntries       int   // entries (files, folders, links) in one archive
+}
+
+// DefaultLimits are the limits a zero Limits stands for.
+var DefaultLimits = Limits{
+	MaxFileBytes:     1 << 30,
+	MaxUnpackedBytes: 1 << 30,
+	MaxEntries:       10_000,
+}
+
+func (l Limits) orDefaults() Limits {
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = DefaultLimits.MaxFileBytes
+	}
+	if l.MaxUnpackedBytes <= 0 {
+		l.MaxUnpackedBytes = DefaultLimits.MaxUnpackedBytes
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = DefaultLimits.MaxEntries
+	}
+	return l
+}
+
+// Folders of the session directory the store owns. tmpDir and metaDir are
+// private: never listed, never reachable through a Name.
+const (
+	tmpDir  = ".tmp"  // uploads and unpackings in progress; emptied by Open
+	metaDir = ".meta" // one file per archive: the folder it was unpacked into
+)
+
+// Info describes one stored artifact.
+type Info struct {
+	Name     string // slash path from the session directory, e.g. "files/data.txt"
+	Size     int64
+	SHA256   string // lower-case hex
+	Unpacked string // archives only: the folder it is unpacked into, e.g. "files/set.tar.gz"
+}
+
+// Store is the artifact store of one session directory. It is safe for
+// concurrent use. It must be the only Store of its directory: Open clears
+// the uploads in progress of any other.
+type Store struct {
+	dir  string
+	root *os.Root
+	lim  Limits
+
+	// mu serialises the commit and removal of artifacts (the check whether a
+	// name exists and the renames that follow) and guards sums.
+	mu   sync.Mutex
+	sums map[string]sum
+}
+
+// sum is a cached SHA-256, valid while the file keeps its size and mtime.
+type sum struct {
+	size  int64
+	mtime time.Time
+	hex   string
+}
+
+// Open opens the store of sessionDir, which must exist, creating the
+// folders of the layout, removing uploads left over by a crash and undoing
+// half-committed archives.
+func Open(sessionDir string, lim Limits) (*Store, error) {
+	root, err := os.OpenRoot(sessionDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{dir: sessionDir, root: root, lim: lim.orDefaults(), sums: map[string]sum{}}
+	if err := s.init(); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) init() error {
+	for _, d := range []string{"classes/src", "classes/repl", "files", "archives", metaDir} {
+		if err := s.root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := s.root.RemoveAll(tmpDir); err != nil {
+		return err
+	}
+	if err := s.root.Mkdir(tmpDir, 0o700); err != nil {
+		return err
+	}
+	// An archive is committed by renaming it into archives/ last; a record
+	// in .meta without its archive is a commit cut short: undo it.
+	metas, err := fs.ReadDir(s.root.FS(), metaDir)
+	if err != nil {
+		return err
+	}
+	for _, m := range metas {
+		if _, err := s.root.Lstat("archives/" + m.Name()); err == nil {
+			continue
+		}
+		if unpack, err := s.unpackDirOf(m.Name()); err == nil {
+			if err := s.root.RemoveAll(unpack); err != nil {
+				return err
+			}
+		}
+		if err := s.root.Remove(metaDir + "/" + m.Name()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the session directory. Uploads in progress fail.
+func (s *Store) Close() error { return s.root.Close() }
+
+// Dir is the session directory the store was opened on.
+func (s *Store) Dir() string { return s.dir }
+
+// Limits are the store's limits, defaults filled in.
+func (s *Store) Limits() Limits { return s.lim }
+
+// tempName returns a fresh name in the private temp folder.
+func tempName(prefix string) string {
+	var b [12]byte
+	rand.Read(b[:])
+	return tmpDir + "/" + prefix + hex.EncodeToString(b[:])
+}
+
+// unpackDirOf reads which folder archive file was unpacked into.
+func (s *Store) unpackDirOf(file string) (string, error) {
+	b, err := s.root.ReadFile(metaDir + "/" + file)
+	if err != nil {
+		return "", err
+	}
+	d := string(b)
+	if n, err := ParseName("archives/" + file + "#" + strings.TrimPrefix(d, "files/")); err != nil || n.Unpack != d {
+		return "", errors.New("corrupt archive record " + file)
+	}
+	return d, nil
+}
+
+// unpackDirs is the set of folders in files/ that hold unpacked archives.
+func (s *Store) unpackDirs() (map[string]string, error) {
+	metas, err := fs.ReadDir(s.root.FS(), metaDir)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]string{}
+	for _, m := range metas {
+		if d, err := s.unpackDirOf(m.Name()); err == nil {
+			dirs[d] = "archives/" + m.Name()
+		}
+	}
+	return dirs, nil
+}
+
+// mkParents creates the folders above p (a path inside a kind's folder),
+// one by one, refusing to go through anything but a real folder, so that p
+// lands inside its kind's folder even if session code planted links there.
+func (s *Store) mkParents(name, p string) error {
+	return s.walkDirs(name, path.Dir(p), true)
+}
+
+// realDirs checks that every element of dir is a folder, not a symlink.
+func (s *Store) realDirs(name, dir string) error {
+	return s.walkDirs(name, dir, false)
+}
+
+func (s *Store) walkDirs(name, dir string, create bool) error {
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		fi, err := s.root.Lstat(dir[:i])
+		if create && errors.Is(err, fs.ErrNotExist) {
+			err = s.root.Mkdir(dir[:i], 0o755)
+			if err == nil || errors.Is(err, fs.ErrExist) { // made, or made by a racing Mkdir
+				fi, err = s.root.Lstat(dir[:i])
+			}
+		}
+		if err != nil {
+			return ioErr(name, err)
+		}
+		if !fi.IsDir() {
+			if fi.Mode().IsRegular() {
+				return errf(name, ErrExists, "already exists: %s is a file", dir[:i])
+			}
+			return errf(name, ErrBadName, "%s is not a folder", dir[:i])
+		}
+	}
+	return nil
+}
+
+// syncDir makes a rename into dir durable.
+func (s *Store) syncDir(dir string) error {
+	d, err := s.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Remove removes an artifact: a file or a folder below classes/src/ or
+// files/, or an archive together with the folder it was unpacked into.
+func (s *Store) Remove(name string) error {
+	n, err := ParseName(name)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.realDirs(name, path.Dir(n.Path)); err != nil {
+		return err
+	}
+	if _, err := s.root.Lstat(n.Path); err != nil {
+		return ioErr(name, err)
+	}
+	if n.Kind != Archive {
+		dirs, err := s.unpackDirs()
+		if err != nil {
+			return ioErr(name, err)
+		}
+		if a, ok := dirs[n.Path]; ok {
+			return errf(name, ErrBadName, "is where %s is unpacked; remove the archive", a)
+		}
+		if err := s.root.RemoveAll(n.Path); err != nil {
+			return ioErr(name, err)
+		}
+		s.forget(n.Path)
+		return nil
+	}
+	if err := s.realDirs(name, "files"); err != nil {
+		return err
+	}
+	file := n.Rel()
+	unpack, err := s.unpackDirOf(file)
+	if err != nil {
+		unpack = "files/" + file
+	}
+	// The archive goes first: if we crash before the rest, Open finishes.
+	if err := s.root.Remove(n.Path); err != nil {
+		return ioErr(name, err)
+	}
+	s.forget(n.Path)
+	if err := s.root.RemoveAll(unpack); err != nil {
+		return ioErr(name, err)
+	}
+	if err := s.root.Remove(metaDir + "/" + file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ioErr(name, err)
+	}
+	return nil
+}
+
+// forget drops the cached sums of p and everything below it. Callers hold mu.
+func (s *Store) forget(p string) {
+	for k := range s.sums {
+		if k == p || strings.HasPrefix(k, p+"/") {
+			delete(s.sums, k)
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package artifacts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"strings"
+	"sync"
+)
+
+// Upload is an artifact being written. Its bytes go to a private temporary
+// file; Commit verifies them and makes the artifact visible whole, Abort
+// drops them. Until Commit returns, nothing of it is visible.
+//
+// WriteAt may be called from several goroutines at once and out of order
+// (as an sftp server does); Write appends and is for a single writer.
+type Upload struct {
+	s    *Store
+	name string // as the caller gave it, for errors
+	n    Name
+	tmp  string
+	f    *os.File
+	max  int64
+
+	// mu guards everything below. The hash covers the prefix [0, hashed)
+	// of the file; writes that land beyond it wait in pending (start → end)
+	// until the gap before them is filled, then are read back from the file
+	// (the page cache) and hashed. The file stays the one truth, whatever
+	// the writes overlap, and Commit seldom has to read it all again.
+	mu      sync.Mutex
+	size    int64
+	h       hash.Hash
+	hashed  int64
+	pending map[int64]int64
+	buf     []byte // for reading back
+	rehash  bool   // a write went below hashed: hash it all again at Commit
+	err     error  // the first failed write; Commit returns it
+	done    bool
+}
+
+// maxPending bounds the out-of-order writes remembered; beyond it Commit
+// reads the rest of the file back.
+const maxPending = 4096
+
+// Create starts an upload of the named artifact.
+func (s *Store) Create(name string) (*Upload, error) {
+	n, err := ParseName(name)
+	if err != nil {
+		return nil, err
+	}
+	if n.Kind == Source && !strings.Contains(n.Rel(), "/") {
+		return nil, errf(name, ErrBadName, "a package file goes in classes/src/PACKAGE/FILE")
+	}
+	tmp := tempName("up-")
+	f, err := s.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, ioErr(name, err)
+	}
+	return &Upload{s: s, name: name, n: n, tmp: tmp, f: f, max: s.lim.MaxFileBytes,
+		h: sha256.New(), pending: map[int64]int64{}}, nil
+}
+
+// Name is the validated name of the upload.
+func (u *Upload) Name() Name { return u.n }
+
+// WriteAt writes p at off of the artifact.
+func (u *Upload) WriteAt(p []byte, off int64) (int, error) {
+	end := off + int64(len(p))
+	if off < 0 || end < off {
+		return 0, u.fail(errf(u.name, ErrBadName, "bad write offset %d", off))
+	}
+	if end > u.max {
+		return 0, u.fail(errf(u.name, ErrTooLarge, "larger than the limit of %s", bytesText(u.max)))
+	}
+	if u.isDone() {
+		return 0, errf(u.name, ErrClosed, "upload already finished")
+	}
+	n, err := u.f.WriteAt(p, off) // pwrite: safe to run concurrently
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if err != nil {
+		return n, u.failLocked(ioErr(u.name, err))
+	}
+	u.size = max(u.size, end)
+	u.track(p, off, end)
+	return n, nil
+}
+
+// Write appends p. It must not race with other writes.
+func (u *Upload) Write(p []byte) (int, error) {
+	u.mu.Lock()
+	off := u.size
+	u.mu.Unlock()
+	return u.WriteAt(p, off)
+}
+
+// ReadFrom appends everything r yields, up to the size limit; a failure of
+// r fails the upload. io.Copy uses it.
+func (u *Upload) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var total int64
+	for {
+		n, err := fill(r, buf)
+		if n > 0 {
+			if _, werr := u.Write(buf[:n]); werr != nil {
+				return total, werr
+			}
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, u.fail(errf(u.name, err, "upload cut off: %v", err))
+		}
+	}
+}
+
+// fill reads into buf until it is full or r fails; unlike io.ReadFull it
+// passes r's error on as it is, so a clean EOF stays distinct from a cut.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// track advances the running hash. Callers hold mu.
+func (u *Upload) track(p []byte, off, end int64) {
+	switch {
+	case u.rehash:
+	case off < u.hashed:
+		u.rehash, u.pending = true, nil
+	case off == u.hashed && u.overlapsPending(end):
+		// p may no longer be what the file holds: trust only the file.
+		u.rehash, u.pending = true, nil
+	case off == u.hashed:
+		u.h.Write(p)
+		u.hashed = end
+		u.catchUp()
+	case len(u.pending) < maxPending:
+		u.pending[off] = max(u.pending[off], end)
+	}
+}
+
+// overlapsPending reports whether a pending write starts before end, so
+// that it overlaps the write [hashed, end). Callers hold mu.
+func (u *Upload) overlapsPending(end int64) bool {
+	for start := range u.pending {
+		if start < end {
+			return true
+		}
+	}
+	return false
+}
+
+// catchUp hashes pending writes that now continue the hashed prefix,
+// reading them back from the file (the page cache). Callers hold mu.
+func (u *Upload) catchUp() {
+	for {
+		end, ok := u.pending[u.hashed]
+		if !ok {
+			return
+		}
+		delete(u.pending, u.hashed)
+		if err := u.hashFile(end); err != nil {
+			u.rehash = true
+			return
+		}
+	}
+}
+
+// hashFile hashes the file from hashed up to end. Callers hold mu.
+func (u *Upload) hashFile(end int64) error {
+	if u.buf == nil {
+		u.buf = make([]byte, 256<<10)
+	}
+	for u.hashed < end {
+		n, err := u.f.ReadAt(u.buf[:min(int64(len(u.buf)), end-u.hashed)], u.hashed)
+		u.h.Write(u.buf[:n])
+		u.hashed += int64(n)
+		if err == io.EOF && u.hashed < end {
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+	}
+	return nil
+}
+
+func (u *Upload) isDone() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.done
+}
+
+// fail records err as the upload's failure and returns it.
+func (u *Upload) fail(err error) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.failLocked(err)
+}
+
+func (u *Upload) failLocked(err error) error {
+	if u.err == nil {
+		u.err = err
+	}
+	return err
+}
+
+// Commit verifies the upload (its SHA-256 against wantSHA256, lower- or
+// upper-case hex, if not empty), makes it durable and visible under its name
+// following the overwrite rules, and unpacks an archive. On any error
+// nothing is left behind. Commit and Abort may be called once between them;
+// later calls return ErrClosed.
+func (u *Upload) Commit(wantSHA256 string) (Info, error) {
+	u.mu.Lock()
+	if u.done {
+		u.mu.Unlock()
+		return Info{}, errf(u.name, ErrClosed, "upload already finished")
+	}
+	u.done = true
+	err := u.err
+	u.mu.Unlock()
+	defer u.s.root.Remove(u.tmp) // a no-op once renamed into place
+	if err != nil {
+		u.f.Close()
+		return Info{}, err
+	}
+	sum, err := u.finish(wantSHA256)
+	if err != nil {
+		return Info{}, err
+	}
+	return u.s.commit(u.name, u.n, u.tmp, u.size, sum)
+}
+
+// finish fsyncs, hashes and verifies the temporary file, then closes it.
+func (u *Upload) finish(want string) (string, error) {
+	defer u.f.Close()
+	if err := checkSHA(u.name, want); err != nil {
+		return "", err
+	}
+	if err := u.f.Sync(); err != nil {
+		return "", ioErr(u.name, err)
+	}
+	fi, err := u.f.Stat()
+	if err != nil {
+		return "", ioErr(u.name, err)
+	}
+	if fi.Size() != u.size {
+		return "", errf(u.name, ErrChecksum, "size is %d bytes; %d were written", fi.Size(), u.size)
+	}
+	if u.rehash {
+		u.h.Reset()
+		u.hashed = 0
+	}
+	if err := u.hashFile(u.size); err != nil {
+		return "", ioErr(u.name, err)
+	}
+	got := hex.EncodeToString(u.h.Sum(nil))
+	if want != "" && !strings.EqualFold(got, want) {
+		return "", errf(u.name, ErrChecksum, "sha256 mismatch: got %s, want %s", got, strings.ToLower(want))
+	}
+	return got, nil
+}
+
+// Abort drops the upload. It is safe to call at any time, and again.
+func (u *Upload) Abort() error {
+	u.mu.Lock()
+	if u.done {
+		u.mu.Unlock()
+		return nil
+	}
+	u.done = true
+	u.mu.Unlock()
+	u.f.Close()
+	if err := u.s.root.Remove(u.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return ioErr(u.name, err)
+	}
+	return nil
+}
+
+// Add stores the artifact name with the bytes of r: the same as Create,
+// io.Copy, then Commit(wantSHA256), with Abort on any failure, so a reader
+// that fails half-way (a client cut off) leaves nothing.
+func (s *Store) Add(name string, r io.Reader, wantSHA256 string) (Info, error) {
+	if err := checkSHA(name, wantSHA256); err != nil {
+		return Info{}, err
+	}
+	u, err := s.Create(name)
+	if err != nil {
+		return Info{}, err
+	}
+	if _, err := u.ReadFrom(r); err != nil {
+		u.Abort()
+		return Info{}, err
+	}
+	return u.Commit(wantSHA256)
+}
+
+func checkSHA(name, want string) error {
+	if want == "" {
+		return nil
+	}
+	if _, err := hex.DecodeString(want); err != nil || len(want) != sha256.Size*2 {
+		return errf(name, ErrChecksum, "%s", fmt.Sprintf("sha256 must be %d hex digits", sha256.Size*2))
+	}
+	return nil
+}
