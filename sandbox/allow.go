@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// denied are the standard packages a session cannot import unless the host
+// allows them with --allow-pkg: they reach the process, the network or the
+// runtime's own limits. A trailing "/..." also denies the subpackages.
+var denied = []string{
+	"os/exec", "os/signal", "syscall", "unsafe", "plugin", "runtime/debug",
+	"net/...", "crypto/tls", "log/syslog", "expvar",
+}
+
+// Allowlist says which standard packages a session may import.
+type Allowlist struct {
+	extra []string
+}
+
+// NewAllowlist returns the default allowlist plus the extra packages; an
+// entry ending in "/..." also allows the subpackages ("net/...").
+func NewAllowlist(extra []string) Allowlist {
+	return Allowlist{extra: append([]string(nil), extra...)}
+}
+
+// Allowed reports whether the standard package path may be imported.
+func (a Allowlist) Allowed(path string) bool {
+	for _, p := range a.extra {
+		if matchPkg(p, path) {
+			return true
+		}
+	}
+	for _, p := range denied {
+		if matchPkg(p, path) {
+			return false
+		}
+	}
+	return true
+}
+
+// Denied reports whether path is a standard package this allowlist refuses.
+// Paths that are not standard packages (uploaded ones) are never denied here.
+func (a Allowlist) Denied(path string) bool {
+	if !isStdPath(path) {
+		return false
+	}
+	return !a.Allowed(path)
+}
+
+func matchPkg(pattern, path string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == base || strings.HasPrefix(path, base+"/")
+	}
+	return pattern == path
+}
+
+// isStdPath reports whether path looks like a standard library path: its
+// first element has no dot, as the go command decides.
+func isStdPath(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".") && path != "udf"
+}
+
+// Exports returns the symbol tables of the allowed standard packages, keyed
+// the way interp.Use wants ("fmt/fmt").
+func (a Allowlist) Exports() interp.Exports {
+	out := interp.Exports{}
+	for key, syms := range stdlib.Symbols {
+		slash := strings.LastIndex(key, "/")
+		if slash < 0 || strings.HasPrefix(key, "github.com/traefik/yaegi") {
+			continue
+		}
+		path := key[:slash]
+		if a.Allowed(path) {
+			out[key] = syms
+		}
+	}
+	return out
+}
+
+// packageMembers lists the exported names of an allowed package, sorted, for
+// completion.
+func packageMembers(exports interp.Exports, path string) []string {
+	for key, syms := range exports {
+		if slash := strings.LastIndex(key, "/"); slash < 0 || key[:slash] != path {
+			continue
+		}
+		names := make([]string, 0, len(syms))
+		for name, v := range syms {
+			if isWrapperType(name, v) {
+				continue
+			}
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		return names
+	}
+	return nil
+}
+
+// isWrapperType hides yaegi's generated interface wrappers (_fmt_Stringer).
+func isWrapperType(name string, _ reflect.Value) bool {
+	return strings.HasPrefix(name, "_")
+}

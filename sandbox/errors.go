@@ -1,0 +1,59 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// EvalError is a compile or run-time error of a cell, at the user's line and
+// column (zero when the interpreter gave none).
+type EvalError struct {
+	Line, Col int
+	Msg       string
+	compile   bool // found before anything ran
+}
+
+func (e *EvalError) Error() string {
+	if e.Line == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+}
+
+func errorAt(line, col int, msg string) *EvalError {
+	return &EvalError{Line: line, Col: col, Msg: msg}
+}
+
+// ExitError reports that the cell called os.Exit: the cell ends, the session
+// goes on; a script exits with Code.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("os.Exit(%d) called: cell ended", e.Code) }
+
+// CrashError reports that the worker running the session's interpreter died;
+// the session is restored from its journal.
+type CrashError struct{ Reason string }
+
+func (e *CrashError) Error() string { return "session crashed: " + e.Reason }
+
+// ErrClosed is returned by an evaluator used after Close.
+var ErrClosed = errors.New("sandbox: evaluator closed")
+
+var posPrefix = regexp.MustCompile(`^(?:[^:\s]*\.go:)?(\d+):(\d+): (?s:(.*))$`)
+
+// parsePosError turns the interpreter's "L:C: msg" into an EvalError, moving
+// the line up by shift (the lines the evaluator added before the user's code).
+func parsePosError(msg string, shift int) *EvalError {
+	m := posPrefix.FindStringSubmatch(msg)
+	if m == nil {
+		return &EvalError{Msg: msg}
+	}
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	if line-shift < 1 {
+		return &EvalError{Msg: m[3]}
+	}
+	return errorAt(line-shift, col, m[3])
+}

@@ -1,0 +1,210 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// Options configure the interpreter of one session. The zero value is an
+// interpreter with the default allowlist, no GOPATH and output discarded.
+type Options struct {
+	// Dir is the session directory: Dir/classes is the GOPATH, so an uploaded
+	// package Dir/classes/src/P is importable as "P". Empty: no uploads.
+	Dir string
+	// Allow is the package allowlist; the zero value is the default one.
+	Allow Allowlist
+	// Stdout and Stderr receive the code's output and the values shown;
+	// nil discards.
+	Stdout, Stderr io.Writer
+	// Use are extra symbol tables offered to the code (the udf package).
+	Use []interp.Exports
+}
+
+// Interp is a yaegi interpreter for one session, in this process. It is safe
+// for concurrent use; cells run one at a time.
+type Interp struct {
+	mu      sync.Mutex // serializes cells and guards the fields below
+	yi      *interp.Interpreter
+	exports interp.Exports
+	allow   Allowlist
+	stdout  io.Writer
+	stderr  *panicFilter
+	names   *nameIndex
+	closed  bool
+}
+
+// tupleExports lets an expression statement hand all its results to the host:
+// Go passes a multi-valued call straight into a variadic parameter.
+var tupleExports = interp.Exports{
+	"replhost.internal/rh/rh": {"Tuple": reflect.ValueOf(func(v ...any) []any { return v })},
+}
+
+const tuplePrefix = "__rh.Tuple(\n"
+
+// NewInterp returns a fresh interpreter for a session.
+func NewInterp(opts Options) (*Interp, error) {
+	stdout, stderr := opts.Stdout, opts.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	filter := &panicFilter{w: stderr}
+	goPath := ""
+	if opts.Dir != "" {
+		goPath = filepath.Join(opts.Dir, "classes")
+	}
+	yi := interp.New(interp.Options{
+		GoPath: goPath,
+		Stdin:  strings.NewReader(""),
+		Stdout: stdout,
+		Stderr: filter,
+		Args:   []string{"replhost"},
+		Env:    []string{"HOME=" + filepath.Join(opts.Dir, "files")},
+	})
+	exports := opts.Allow.Exports()
+	for _, e := range append([]interp.Exports{exports, tupleExports}, opts.Use...) {
+		if err := yi.Use(e); err != nil {
+			return nil, fmt.Errorf("load symbols: %w", err)
+		}
+	}
+	if _, err := yi.Eval(`import __rh "replhost.internal/rh"`); err != nil {
+		return nil, fmt.Errorf("load result helper: %w", err)
+	}
+	return &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex()}, nil
+}
+
+// Eval runs one cell: imports, declarations and statements in any order.
+// With show, the value of each expression statement is written to Stdout.
+// It returns an *EvalError, an *ExitError, ctx.Err() when interrupted, or nil.
+func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed {
+		return ErrClosed
+	}
+	units, err := splitCell(cell)
+	if err != nil {
+		return err
+	}
+	if err := checkSyntax(units); err != nil {
+		return err
+	}
+	if err := in.checkImports(units); err != nil {
+		return err
+	}
+	for _, g := range groupUnits(cell, units) {
+		if err := in.evalUnit(ctx, g, show); err != nil {
+			return err
+		}
+		in.names.learn(g)
+	}
+	return nil
+}
+
+// evalUnit runs one unit. An expression is first run wrapped so that all its
+// results come back; if that does not compile (a call with no result), it is
+// run as it is. Compile errors have no effects, so nothing runs twice.
+func (in *Interp) evalUnit(ctx context.Context, u unit, show bool) error {
+	// yaegi puts "package main; func main() {" before a statement on its
+	// first line: keep the user's code off that line, then its positions are
+	// the user's, one line down. The final newline keeps yaegi's closing
+	// brace out of a trailing line comment.
+	pad := "\n" + strings.Repeat("\n", u.line-1) + strings.Repeat(" ", u.col-1)
+	if u.isExpr {
+		v, err := in.run(ctx, tuplePrefix+pad[1:]+u.text+")\n")
+		if err == nil {
+			if show {
+				in.show(v)
+			}
+			return nil
+		}
+		var ev *EvalError
+		if !errors.As(err, &ev) || !ev.compile {
+			return shiftError(err, 1)
+		}
+	}
+	_, err := in.run(ctx, pad+u.text+"\n")
+	return shiftError(err, 1)
+}
+
+func (in *Interp) show(v reflect.Value) {
+	vals, ok := v.Interface().([]any)
+	if !ok {
+		return
+	}
+	if s, ok := formatValues(vals); ok {
+		io.WriteString(in.stdout, s+"\n")
+	}
+}
+
+// run evaluates source with panics of the interpreter itself turned into
+// errors: yaegi v0.16.1 panics on some syntax it does not support.
+func (in *Interp) run(ctx context.Context, src string) (v reflect.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &EvalError{Msg: fmt.Sprintf("interpreter: %v", r)}
+		}
+	}()
+	in.stderr.reset()
+	v, err = in.yi.EvalWithContext(ctx, src)
+	if err == nil {
+		return v, nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return v, ctxErr
+	}
+	var p interp.Panic
+	if errors.As(err, &p) {
+		return v, in.panicError(p)
+	}
+	ev := parsePosError(err.Error(), 0)
+	ev.compile = true
+	return v, ev
+}
+
+func (in *Interp) panicError(p interp.Panic) error {
+	msg := fmt.Sprint(p.Value)
+	if code, ok := strings.CutPrefix(msg, "os.Exit("); ok {
+		if n, err := strconv.Atoi(strings.TrimSuffix(code, ")")); err == nil {
+			return &ExitError{Code: n}
+		}
+	}
+	if e, ok := p.Value.(error); ok {
+		msg = e.Error()
+	}
+	line, col := in.stderr.position()
+	if line == 0 {
+		// Not a panic of the user's code: the interpreter's own (log.Panic).
+		return &EvalError{Msg: "interpreter: " + msg}
+	}
+	return errorAt(line, col, "panic: "+msg)
+}
+
+// shiftError moves a position error up by the lines the wrapper added.
+func shiftError(err error, lines int) error {
+	var ev *EvalError
+	if errors.As(err, &ev) && ev.Line > lines {
+		return &EvalError{Line: ev.Line - lines, Col: ev.Col, Msg: ev.Msg, compile: ev.compile}
+	}
+	return err
+}
+
+// Close releases the interpreter; a cell still blocked in a native call keeps
+// its goroutine until that call returns (only a worker process can end it).
+func (in *Interp) Close() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.closed = true
+	return nil
+}

@@ -1,0 +1,79 @@
+package sandbox
+
+import (
+	"errors"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// groupUnits joins runs of declarations into one unit, so that the types and
+// functions of one cell may refer to each other in any order, as in a file.
+// Imports may only open such a run, as in a file. The joined text is the
+// cell's own, so positions stay the user's.
+func groupUnits(src string, units []unit) []unit {
+	var out []unit
+	for _, u := range units {
+		if n := len(out); n > 0 && u.kind == unitDecl && out[n-1].kind == unitDecl && (!u.imports || out[n-1].imports) {
+			prev := &out[n-1]
+			prev.end = u.end
+			prev.text = src[prev.start:prev.end]
+			prev.imports = prev.imports && u.imports
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// checkImports refuses standard packages outside the allowlist before
+// anything of the cell runs, with the user's position.
+func (in *Interp) checkImports(units []unit) error {
+	for _, u := range units {
+		if !u.imports {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "", "package p\n"+padTo(u)+u.text, parser.ImportsOnly)
+		if err != nil {
+			continue // the syntax check reports it
+		}
+		for _, spec := range f.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			if in.allow.Denied(path) {
+				p := fset.Position(spec.Path.Pos())
+				return errorAt(p.Line-1, p.Column, "package "+path+" is not allowed in a session (the host's --allow-pkg adds packages)")
+			}
+		}
+	}
+	return nil
+}
+
+// padTo is the blank text that puts a unit at its line and column.
+func padTo(u unit) string {
+	return strings.Repeat("\n", u.line-1) + strings.Repeat(" ", u.col-1)
+}
+
+// checkSyntax parses each unit as the interpreter will (a declaration in a
+// file, a statement in a function body) so that a syntax error is reported
+// by go/parser at the user's position, not inside yaegi's wrapping.
+func checkSyntax(units []unit) error {
+	for _, u := range units {
+		src, shift := "package p\n"+padTo(u)+u.text+"\n", 1
+		if u.kind == unitStmt {
+			src, shift = "package p\nfunc _() {\n"+padTo(u)+u.text+"\n}", 2
+		}
+		_, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			p := list[0].Pos
+			if p.Line-shift < 1 {
+				return &EvalError{Msg: list[0].Msg}
+			}
+			return errorAt(p.Line-shift, p.Column, list[0].Msg)
+		}
+	}
+	return nil
+}
