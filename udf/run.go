@@ -1,7 +1,6 @@
 package udf
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,7 @@ import (
 	"sync/atomic"
 )
 
-// Stats counts the records Run wrote out, as an output line or an error line.
+// Stats counts the records whose lines Run wrote, output or error lines.
 type Stats struct {
 	Records int // records read and run
 	Failed  int // records that failed, each with a line on errOut
@@ -31,11 +30,13 @@ var errStopped = errors.New("udf: run stopped")
 //   - A record that fails (an error result, arguments that don't decode, a
 //     panic, a line longer than MaxLine) writes no output line but one line
 //     "record N: reason" to errOut, N counted from 1, and the rest go on.
+//     A batch's error lines follow its output lines.
 //
 // workers goroutines run batches of records in parallel (workers < 1 means
-// GOMAXPROCS); output is flushed whenever the writer would wait, so results
-// appear while the input still arrives, and a bounded number of batches is in
-// flight, so memory stays bounded whatever the input size.
+// GOMAXPROCS). A batch closes at 256 records or 256 KiB, or earlier when
+// the input pauses, and each is one Write to out, so results appear while the input
+// still arrives; a bounded number of batches is in flight, so memory stays
+// bounded whatever the input size. out needs no buffering.
 //
 // Run returns nil at the end of the input however many records failed (see
 // Stats.Failed), ctx.Err() when ctx ends, or the error of reading in or of
@@ -169,26 +170,21 @@ func (p *pipeline) work(b *batch, i int) {
 }
 
 // write writes the batches in input order until the input ends, ctx ends
-// or a write fails.
+// or a write fails. Each batch's output is one Write: a batch is already a
+// buffer, and results are out as soon as their batch is done.
 func (p *pipeline) write(ctx context.Context, out, errOut io.Writer) (Stats, error) {
 	var st Stats
-	bw := bufio.NewWriterSize(out, 64<<10)
 	for {
-		b, err := p.next(ctx, bw)
-		if err != nil {
+		b, err := p.next(ctx)
+		if err != nil || b == nil {
 			return st, err
 		}
-		if b == nil {
-			break
-		}
-		if _, err := bw.Write(b.out.Bytes()); err != nil {
-			return st, fmt.Errorf("udf: write output: %w", err)
-		}
-		if b.errs.Len() > 0 {
-			// Flush first, so that a terminal shows the lines in record order.
-			if err := bw.Flush(); err != nil {
+		if b.out.Len() > 0 {
+			if _, err := out.Write(b.out.Bytes()); err != nil {
 				return st, fmt.Errorf("udf: write output: %w", err)
 			}
+		}
+		if b.errs.Len() > 0 {
 			if _, err := errOut.Write(b.errs.Bytes()); err != nil {
 				return st, fmt.Errorf("udf: write errors: %w", err)
 			}
@@ -200,42 +196,22 @@ func (p *pipeline) write(ctx context.Context, out, errOut io.Writer) (Stats, err
 		case p.free <- b:
 		default:
 		}
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
 	}
-	if err := bw.Flush(); err != nil {
-		return st, fmt.Errorf("udf: write output: %w", err)
-	}
-	return st, nil
 }
 
 // next returns the next batch in order once it has run, or nil at the end.
-// It flushes bw before it waits, so nothing finished sits in the buffer.
-func (p *pipeline) next(ctx context.Context, bw *bufio.Writer) (*batch, error) {
+func (p *pipeline) next(ctx context.Context) (*batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // checked here too, as the channels may never block
+	}
 	var b *batch
 	select {
 	case b = <-p.order:
-	default:
-		if err := bw.Flush(); err != nil {
-			return nil, fmt.Errorf("udf: write output: %w", err)
-		}
-		select {
-		case b = <-p.order:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	if b == nil {
 		return nil, nil // order closed: the input ended
-	}
-	select {
-	case <-b.done:
-		return b, nil
-	default:
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("udf: write output: %w", err)
 	}
 	select {
 	case <-b.done:
