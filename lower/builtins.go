@@ -1,0 +1,92 @@
+package lower
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// builtinCall lowers min, max and clear, which yaegi does not know.
+// A constant min or max becomes its value; otherwise min and max call a
+// helper for their operand type (floats follow Go's NaN and signed-zero
+// rules), and clear goes through reflect.Value.Clear (which also removes
+// NaN keys).
+func (r *rewriter) builtinCall(n *ast.CallExpr) {
+	id, ok := ast.Unparen(n.Fun).(*ast.Ident)
+	if !ok {
+		return
+	}
+	b, ok := r.code.info.Uses[id].(*types.Builtin)
+	if !ok {
+		return
+	}
+	switch b.Name() {
+	case "min", "max":
+		if tv := r.code.info.Types[n]; tv.Value != nil {
+			r.replaceNode(n, r.constText(tv))
+			return
+		}
+		r.replaceNode(id, r.ctx.minMaxHelper(b.Name(), r.typeOf(n)))
+	case "clear":
+		if len(n.Args) == 1 {
+			r.replaceNode(n, r.ctx.qualify("reflect")+".ValueOf("+r.nodeText(n.Args[0])+").Clear()")
+		}
+	}
+}
+
+// constText writes a constant as source of the same type (an untyped
+// constant stays untyped of the same kind).
+func (r *rewriter) constText(tv types.TypeAndValue) string {
+	v := tv.Value
+	var lit string
+	switch v.Kind() {
+	case constant.String:
+		lit = strconv.Quote(constant.StringVal(v))
+	case constant.Int:
+		lit = v.ExactString()
+		if bt, ok := tv.Type.(*types.Basic); ok && bt.Kind() == types.UntypedRune {
+			if i, ok := constant.Int64Val(v); ok {
+				return strconv.QuoteRune(rune(i))
+			}
+		}
+	case constant.Float:
+		f, _ := constant.Float64Val(v)
+		lit = strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(lit, ".eEn") {
+			lit += ".0"
+		}
+	default:
+		lit = v.ExactString()
+	}
+	if bt, ok := tv.Type.(*types.Basic); ok && bt.Info()&types.IsUntyped != 0 {
+		return lit
+	}
+	return r.ctx.typeExprText(r.concrete(tv.Type), r.subst) + "(" + lit + ")"
+}
+
+// minMaxHelper declares (once) and names the helper computing op over
+// operands of type t.
+func (ctx *lowerCtx) minMaxHelper(op string, t types.Type) string {
+	tt := ctx.typeText(t, nil)
+	name := "ʟ" + op + "_" + mangle(tt)
+	ctx.declare(name, func() string {
+		cmp := "<"
+		if op == "max" {
+			cmp = ">"
+		}
+		var body string
+		if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsFloat != 0 {
+			zero := "1/y < 0" // min prefers -0
+			if op == "max" {
+				zero = "1/x < 0" // max prefers +0
+			}
+			body = "\tfor _, y := range ys {\n\t\tif x != x {\n\t\t\treturn x\n\t\t}\n\t\tif y != y || y " + cmp + " x || y == x && y == 0 && " + zero + " {\n\t\t\tx = y\n\t\t}\n\t}\n"
+		} else {
+			body = "\tfor _, y := range ys {\n\t\tif y " + cmp + " x {\n\t\t\tx = y\n\t\t}\n\t}\n"
+		}
+		return "func " + name + "(x " + tt + ", ys ..." + tt + ") " + tt + " {\n" + body + "\treturn x\n}"
+	})
+	return name
+}

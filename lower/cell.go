@@ -1,0 +1,285 @@
+package lower
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strconv"
+)
+
+// cell is one parsed cell. Its synthetic file holds three sections, each a
+// copy of the cell with the other units blanked out (newlines kept, so every
+// node keeps the user's line and column through a //line directive):
+//
+//	package main
+//	//line cell:1
+//	<import units>
+//	//line cell:1
+//	<declaration units>
+//	func ʟcell() {
+//	//line cell:1
+//	<statement units>
+//	}
+type cell struct {
+	index int // position in the session (committed cells first, then the current one)
+	src   []byte
+	units []unit
+	file  *ast.File
+	tf    *token.File
+	sec   [3]int // synthetic offset of cell offset 0 in each section
+
+	imports []*ast.GenDecl    // the cell's own import declarations
+	decls   []ast.Decl        // the cell's declarations (not imports)
+	hoisted []*ast.GenDecl    // var declarations standing for top-level `x := e`
+	body    *ast.BlockStmt    // the cell's statements, minus hoisted definitions
+	exprs   map[ast.Expr]bool // top-level expression statements (their value is printed)
+	unitOf  map[ast.Node]int  // top-level node → index in units
+
+	importSet map[string]string // name → path: every import visible to this cell
+}
+
+const cellFuncName = "ʟcell"
+
+// parseCell parses src as cell number index; prev is the import set visible
+// before it (imports stay visible in later cells at the REPL).
+func parseCell(fset *token.FileSet, index int, src string, prev map[string]string) (*cell, error) {
+	c := &cell{index: index, src: []byte(src), units: splitUnits([]byte(src)), unitOf: map[ast.Node]int{}, exprs: map[ast.Expr]bool{}}
+	var b []byte
+	b = append(b, "package main\n"...)
+	for k := range 3 {
+		if k == 2 {
+			b = append(b, "func "+cellFuncName+"() {\n"...)
+		}
+		b = append(b, "//line cell:1:1\n"...)
+		c.sec[k] = len(b)
+		b = append(b, c.blank(unitKind(k))...)
+		b = append(b, '\n')
+	}
+	b = append(b, "}\n"...)
+	f, err := parser.ParseFile(fset, "cell", b, parser.SkipObjectResolution)
+	if err != nil {
+		if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+			return nil, &Error{Line: list[0].Pos.Line, Col: list[0].Pos.Column, Msg: list[0].Msg}
+		}
+		return nil, &Error{Line: 1, Col: 1, Msg: err.Error()}
+	}
+	c.file = f
+	c.tf = fset.File(f.Pos())
+	c.importSet = map[string]string{}
+	for k, v := range prev {
+		c.importSet[k] = v
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				c.imports = append(c.imports, d)
+				for _, s := range d.Specs {
+					s := s.(*ast.ImportSpec)
+					path, _ := strconv.Unquote(s.Path.Value)
+					name := defaultName(path)
+					if s.Name != nil {
+						name = s.Name.Name
+					}
+					if name != "_" && name != "." {
+						c.importSet[name] = path
+					}
+				}
+				c.mapUnit(d)
+				continue
+			}
+			c.decls = append(c.decls, d)
+			c.mapUnit(d)
+		case *ast.FuncDecl:
+			if d.Name.Name == cellFuncName && d.Recv == nil && c.offset(d.Pos()) < 0 {
+				c.body = d.Body
+				continue
+			}
+			c.decls = append(c.decls, d)
+			c.mapUnit(d)
+		}
+	}
+	c.hoist()
+	return c, nil
+}
+
+// blank returns the cell with every unit not of kind k replaced by spaces.
+func (c *cell) blank(k unitKind) []byte {
+	out := make([]byte, len(c.src))
+	for i, ch := range c.src {
+		if ch == '\n' {
+			out[i] = '\n'
+		} else {
+			out[i] = ' '
+		}
+	}
+	for _, u := range c.units {
+		if u.kind == k {
+			copy(out[u.start:u.end], c.src[u.start:u.end])
+		}
+	}
+	return out
+}
+
+// offset maps a position of the synthetic file to an offset in the cell
+// source, or -1 if it lies in the synthetic scaffolding.
+func (c *cell) offset(p token.Pos) int {
+	if !p.IsValid() || c.tf == nil || int(p) < c.tf.Base() || int(p) > c.tf.Base()+c.tf.Size() {
+		return -1
+	}
+	o := c.tf.Offset(p)
+	for k := 2; k >= 0; k-- {
+		if o >= c.sec[k] {
+			if o-c.sec[k] > len(c.src) {
+				return -1
+			}
+			return o - c.sec[k]
+		}
+	}
+	return -1
+}
+
+// contains reports whether p is a position inside this cell's file.
+func (c *cell) contains(p token.Pos) bool {
+	return c.tf != nil && int(p) >= c.tf.Base() && int(p) <= c.tf.Base()+c.tf.Size()
+}
+
+func (c *cell) mapUnit(n ast.Node) {
+	o := c.offset(n.Pos())
+	for i, u := range c.units {
+		if o >= u.start && o < u.end {
+			c.unitOf[n] = i
+			return
+		}
+	}
+}
+
+// hoist turns each top-level `a, b := e` of the cell's statements into a
+// package-level `var a, b = e` of the type-checking model: at the REPL those
+// variables are globals, visible to the cell's declarations and to later
+// cells. Names already defined by an earlier unit of the same cell become
+// `_` (the statement assigns them); a definition that defines nothing new
+// stays in the body as an assignment.
+func (c *cell) hoist() {
+	if c.body == nil {
+		return
+	}
+	defined := map[string]bool{}
+	for _, d := range c.decls {
+		for _, n := range declNames(d) {
+			defined[n] = true
+		}
+	}
+	var keep []ast.Stmt
+	for _, st := range c.body.List {
+		c.mapUnit(st)
+		if es, ok := st.(*ast.ExprStmt); ok {
+			c.exprs[es.X] = true
+		}
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE {
+			keep = append(keep, st)
+			continue
+		}
+		spec := &ast.ValueSpec{Values: as.Rhs}
+		fresh := false
+		for _, l := range as.Lhs {
+			id, _ := l.(*ast.Ident)
+			if id == nil || id.Name == "_" || defined[id.Name] {
+				spec.Names = append(spec.Names, &ast.Ident{NamePos: l.Pos(), Name: "_"})
+				continue
+			}
+			defined[id.Name] = true
+			fresh = true
+			spec.Names = append(spec.Names, id)
+		}
+		if !fresh {
+			keep = append(keep, &ast.AssignStmt{Lhs: as.Lhs, TokPos: as.TokPos, Tok: token.ASSIGN, Rhs: as.Rhs})
+			continue
+		}
+		c.hoisted = append(c.hoisted, &ast.GenDecl{TokPos: as.Pos(), Tok: token.VAR, Specs: []ast.Spec{spec}})
+	}
+	c.body.List = keep
+}
+
+// declNames lists the package-level names a declaration introduces; a
+// method is named "T.M".
+func declNames(d ast.Decl) []string {
+	var names []string
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if d.Recv != nil {
+			if t := recvBase(d); t != "" {
+				names = append(names, t+"."+d.Name.Name)
+			}
+			return names
+		}
+		if d.Name.Name != "init" && d.Name.Name != "_" {
+			names = append(names, d.Name.Name)
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				names = append(names, s.Name.Name)
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					if n.Name != "_" {
+						names = append(names, n.Name)
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// recvBase returns the name of a method's receiver base type.
+func recvBase(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return ""
+	}
+	t := d.Recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.ParenExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// defaultName guesses the package name of an import path: its last element,
+// without a major-version suffix or a "go-" prefix.
+func defaultName(path string) string {
+	name := path
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '/' {
+			name = path[i+1:]
+			if len(name) > 1 && name[0] == 'v' && isDigits(name[1:]) && i > 0 {
+				return defaultName(path[:i])
+			}
+			break
+		}
+	}
+	return name
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

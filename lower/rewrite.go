@@ -1,0 +1,252 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+)
+
+// code is a source text with the type information of its AST: a cell, or a
+// file of the generic std implementations.
+type code struct {
+	src  []byte
+	off  func(token.Pos) int // offset of a position in src
+	info *types.Info
+}
+
+// edit replaces src[start:end] by text.
+type edit struct {
+	start, end int
+	text       string
+	seq        int // insertion order, for edits at the same offset
+}
+
+// rewriter collects the edits that lower one piece of code. In an instance
+// of a generic declaration, subst maps its type parameters to the type
+// arguments.
+type rewriter struct {
+	ctx   *lowerCtx
+	code  *code
+	subst map[*types.TypeParam]types.Type
+	edits []edit
+	seq   int
+	stack []ast.Node // ancestors of the node being visited
+	fns   []*fnCtx   // enclosing functions, innermost last
+	facts *varFacts
+	// wrapped is set while visiting a top-level statement that the
+	// lowering puts inside a function literal.
+	wrapped bool
+}
+
+// fnCtx is a function (or the cell's top level) being rewritten.
+type fnCtx struct {
+	sig *types.Signature // nil at a cell's top level
+	// results are the names of the named results, nil if unnamed.
+	results []string
+	rf      []*rfLoop // enclosing range-over-func loops, outermost first
+}
+
+func newRewriter(ctx *lowerCtx, c *code, subst map[*types.TypeParam]types.Type) *rewriter {
+	return &rewriter{ctx: ctx, code: c, subst: subst}
+}
+
+func (r *rewriter) off(p token.Pos) int { return r.code.off(p) }
+
+// replace sets the text of src[start:end], dropping the edits inside it:
+// the caller has folded them into text with nodeText. Edits are made children
+// first, so every edit inside the range belongs to the node being replaced.
+func (r *rewriter) replace(start, end int, text string) {
+	kept := r.edits[:0]
+	for _, e := range r.edits {
+		if e.start >= start && e.end <= end {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	r.edits = kept
+	r.seq++
+	r.edits = append(r.edits, edit{start, end, text, r.seq})
+}
+
+// insert adds text at offset at, after earlier insertions there.
+func (r *rewriter) insert(at int, text string) {
+	r.seq++
+	r.edits = append(r.edits, edit{at, at, text, r.seq})
+}
+
+func (r *rewriter) replaceNode(n ast.Node, text string) {
+	r.replace(r.off(n.Pos()), r.off(n.End()), text)
+}
+
+// text returns src[start:end] with the edits inside it applied.
+func (r *rewriter) text(start, end int) string {
+	var in []edit
+	for _, e := range r.edits {
+		if e.start >= start && e.end <= end {
+			in = append(in, e)
+		}
+	}
+	sort.SliceStable(in, func(i, j int) bool {
+		if in[i].start != in[j].start {
+			return in[i].start < in[j].start
+		}
+		// An insertion goes before a replacement at the same offset.
+		if (in[i].start == in[i].end) != (in[j].start == in[j].end) {
+			return in[i].start == in[i].end
+		}
+		return in[i].seq < in[j].seq
+	})
+	var b strings.Builder
+	at := start
+	for _, e := range in {
+		if e.start < at {
+			continue // overlapped by an earlier edit
+		}
+		b.Write(r.code.src[at:e.start])
+		b.WriteString(e.text)
+		at = e.end
+	}
+	b.Write(r.code.src[at:end])
+	return b.String()
+}
+
+func (r *rewriter) nodeText(n ast.Node) string {
+	return r.text(r.off(n.Pos()), r.off(n.End()))
+}
+
+// typeOf returns the type of e with type parameters substituted.
+func (r *rewriter) typeOf(e ast.Expr) types.Type {
+	t := r.code.info.TypeOf(e)
+	if t == nil {
+		return nil
+	}
+	return r.concrete(t)
+}
+
+// concrete resolves a type parameter to its argument in an instance.
+func (r *rewriter) concrete(t types.Type) types.Type {
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok && r.subst != nil {
+		if a, ok := r.subst[tp]; ok {
+			return a
+		}
+	}
+	return t
+}
+
+func (r *rewriter) parent() ast.Node {
+	if len(r.stack) < 2 {
+		return nil
+	}
+	return r.stack[len(r.stack)-2]
+}
+
+func (r *rewriter) fn() *fnCtx { return r.fns[len(r.fns)-1] }
+
+// walk rewrites the nodes of root, children before parents.
+func (r *rewriter) walk(root ast.Node) {
+	if r.facts == nil {
+		r.facts = collectFacts(r.code.info, root)
+	}
+	if len(r.fns) == 0 {
+		r.fns = append(r.fns, &fnCtx{})
+	}
+	ast.Inspect(root, func(n ast.Node) bool {
+		if n == nil {
+			n = r.stack[len(r.stack)-1]
+			r.post(n)
+			r.stack = r.stack[:len(r.stack)-1]
+			switch n.(type) {
+			case *ast.FuncDecl, *ast.FuncLit:
+				r.fns = r.fns[:len(r.fns)-1]
+			}
+			return false
+		}
+		r.stack = append(r.stack, n)
+		if !r.pre(n) {
+			r.stack = r.stack[:len(r.stack)-1]
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			r.fns = append(r.fns, r.newFn(n.Type, n.Name))
+		case *ast.FuncLit:
+			r.fns = append(r.fns, r.newFn(n.Type, nil))
+		}
+		return true
+	})
+}
+
+func (r *rewriter) newFn(ft *ast.FuncType, name *ast.Ident) *fnCtx {
+	f := &fnCtx{}
+	if name != nil {
+		if fn, ok := r.code.info.Defs[name].(*types.Func); ok {
+			f.sig = fn.Type().(*types.Signature)
+		}
+	} else if sig, ok := r.code.info.TypeOf(ft).(*types.Signature); ok {
+		f.sig = sig
+	}
+	if ft.Results != nil && len(ft.Results.List) > 0 && len(ft.Results.List[0].Names) > 0 {
+		for _, fld := range ft.Results.List {
+			for _, n := range fld.Names {
+				f.results = append(f.results, n.Name)
+			}
+		}
+	}
+	return f
+}
+
+// pre is called before a node's children; false skips them.
+func (r *rewriter) pre(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.RangeStmt:
+		if r.isRangeFunc(n) {
+			r.enterRangeFunc(n)
+		}
+	case *ast.Ident:
+		return r.ident(n)
+	}
+	return true
+}
+
+// post is called after a node's children.
+func (r *rewriter) post(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.RangeStmt:
+		switch {
+		case r.isRangeFunc(n):
+			r.rangeFunc(n)
+		case r.isRangeInt(n):
+			r.rangeInt(n)
+		default:
+			r.loopVarRange(n)
+		}
+	case *ast.ForStmt:
+		r.loopVarFor(n)
+	case *ast.CallExpr:
+		r.builtinCall(n)
+	case *ast.BranchStmt:
+		r.branch(n)
+	case *ast.ReturnStmt:
+		r.returnStmt(n)
+	case *ast.DeferStmt:
+		r.deferStmt(n)
+	case *ast.AssignStmt:
+		if n.Tok == token.DEFINE {
+			r.commaOK(n.Lhs, n.Rhs)
+		}
+	case *ast.ValueSpec:
+		names := make([]ast.Expr, len(n.Names))
+		for i, id := range n.Names {
+			names[i] = id
+		}
+		r.commaOK(names, n.Values)
+	case *ast.SelectorExpr:
+		r.selector(n)
+	case *ast.IndexExpr:
+		r.instantiation(n, n.X)
+	case *ast.IndexListExpr:
+		r.instantiation(n, n.X)
+	}
+}

@@ -1,0 +1,52 @@
+package lower
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestLowerReportsTypeErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		context []string
+		cell    string
+		want    string // "" for no error
+	}{
+		{name: "ok-expression", cell: "1 + 2"},
+		{name: "unused-import-is-fine", cell: `import "fmt"`},
+		{name: "undefined", cell: "x := 1\ny := z", want: "2:6: undefined: z"},
+		{name: "mismatch", cell: `var s string = 3`, want: "1:16: cannot use 3 (untyped int constant) as string value in variable declaration"},
+		{name: "context-var", context: []string{"x := 41"}, cell: "x + 1"},
+		{name: "context-import", context: []string{`import "strings"`}, cell: `strings.ToUpper("a")`},
+		{name: "context-redeclare", context: []string{"x := 41", `x := "s"`}, cell: `x + "t"`},
+		{name: "decl-sees-stmt-var", cell: "n := 3\nfunc f() int { return n }\nf()"},
+		{name: "forward-func", cell: "f()\nfunc f() {}"},
+		{name: "syntax", cell: "x := (1", want: "1:8: expected ')', found newline"},
+		{name: "type-of-later-cell", context: []string{"type P struct{ x int }", "func (p P) get() int { return p.x }"}, cell: "P{1}.get()"},
+		{name: "partial-redefine", cell: "a, err := 1, error(nil)\nb, err := 2, error(nil)\n_, _ = a, b"},
+		{name: "unused-local-in-func", cell: "func f() { x := 1 }", want: "1:12: declared and not used: x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSession(Options{})
+			for _, c := range tt.context {
+				if _, err := s.Lower(c); err != nil {
+					t.Fatalf("context %q: %v", c, err)
+				}
+				s.Commit(c)
+			}
+			_, err := s.Lower(tt.cell)
+			got := ""
+			if err != nil {
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("got %T; want *Error", err)
+				}
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,72 @@
+package lower
+
+import (
+	"archive/zip"
+	"bytes"
+	_ "embed"
+	"fmt"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"io"
+	"sync"
+)
+
+//go:generate go run ./internal/genexport stdexport.zip
+
+// stdExport holds the export data of the public standard library of the Go
+// toolchain in go.mod (see internal/genexport): cells are type-checked
+// against the real Go 1.26 API without needing GOROOT at run time.
+//
+//go:embed stdexport.zip
+var stdExport []byte
+
+// stdImporter is shared by every session of the process: export data is
+// decoded once per package and the resulting *types.Package values are
+// immutable after import, so sessions may share them.
+var stdImporter = struct {
+	once sync.Once
+	mu   sync.Mutex // guards imp (go/importer is not safe for concurrent use)
+	imp  types.Importer
+	zr   *zip.Reader
+	err  error
+}{}
+
+func stdZip() (*zip.Reader, error) {
+	stdImporter.once.Do(func() {
+		stdImporter.zr, stdImporter.err = zip.NewReader(bytes.NewReader(stdExport), int64(len(stdExport)))
+		if stdImporter.err != nil {
+			return
+		}
+		stdImporter.imp = importer.ForCompiler(token.NewFileSet(), "gc", openStd)
+	})
+	return stdImporter.zr, stdImporter.err
+}
+
+func openStd(path string) (io.ReadCloser, error) {
+	f, err := stdImporter.zr.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("package %q is not in the standard library", path)
+	}
+	return f, nil
+}
+
+// isStd reports whether path names a public standard-library package.
+func isStd(path string) bool {
+	zr, err := stdZip()
+	if err != nil {
+		return false
+	}
+	_, err = zr.Open(path)
+	return err == nil
+}
+
+// importStd returns the type information of a standard-library package.
+func importStd(path string) (*types.Package, error) {
+	if _, err := stdZip(); err != nil {
+		return nil, fmt.Errorf("std export data: %w", err)
+	}
+	stdImporter.mu.Lock()
+	defer stdImporter.mu.Unlock()
+	return stdImporter.imp.Import(path)
+}

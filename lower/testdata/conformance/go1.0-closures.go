@@ -1,0 +1,13 @@
+import "fmt"
+
+func counter() func() int {
+	n := 0
+	return func() int { n++; return n }
+}
+
+c := counter()
+c()
+c()
+fmt.Println(c())
+d := counter()
+fmt.Println(d(), c())

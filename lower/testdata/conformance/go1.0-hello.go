@@ -1,0 +1,3 @@
+import "fmt"
+
+fmt.Println("hello, world")

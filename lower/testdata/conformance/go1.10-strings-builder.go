@@ -1,0 +1,11 @@
+import (
+	"fmt"
+	"strings"
+)
+
+var sb strings.Builder
+for i := 0; i < 3; i++ {
+	fmt.Fprintf(&sb, "%d;", i)
+}
+sb.WriteString("end")
+fmt.Println(sb.String(), sb.Len())
