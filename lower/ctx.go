@@ -19,6 +19,7 @@ type lowerCtx struct {
 	added   []string
 	tmp     int
 	err     error
+	sites   map[string]*site // generic declarations of the session's cells
 }
 
 func newLowerCtx(s *Session, chk *checked) *lowerCtx {

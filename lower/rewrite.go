@@ -46,6 +46,10 @@ type fnCtx struct {
 	// results are the names of the named results, nil if unnamed.
 	results []string
 	rf      []*rfLoop // enclosing range-over-func loops, outermost first
+	// retVars and deferList are declared by the outermost range-over-func
+	// loop for the jumps out of the function made inside it.
+	retVars   []string
+	deferList string
 }
 
 func newRewriter(ctx *lowerCtx, c *code, subst map[*types.TypeParam]types.Type) *rewriter {

@@ -23,14 +23,14 @@ import (
 
 // Case is one script and the output `go run` prints for it.
 type Case struct {
-	Name   string // file name without .go
+	Name   string // file name without .txt
 	Script string
 	Want   string
 }
 
-// Load reads every NAME.go with its NAME.out from dir, sorted by name.
+// Load reads every NAME.txt (a script) with its NAME.out from dir, sorted by name.
 func Load(dir string) ([]Case, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +41,11 @@ func Load(dir string) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		want, err := os.ReadFile(strings.TrimSuffix(f, ".go") + ".out")
+		want, err := os.ReadFile(strings.TrimSuffix(f, ".txt") + ".out")
 		if err != nil {
 			return nil, fmt.Errorf("expected output: %w", err)
 		}
-		cases = append(cases, Case{Name: strings.TrimSuffix(filepath.Base(f), ".go"), Script: string(script), Want: string(want)})
+		cases = append(cases, Case{Name: strings.TrimSuffix(filepath.Base(f), ".txt"), Script: string(script), Want: string(want)})
 	}
 	return cases, nil
 }

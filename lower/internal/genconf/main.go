@@ -23,7 +23,7 @@ func main() {
 	flag.Parse()
 	dir := flag.Arg(0)
 	re := regexp.MustCompile(*only)
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func main() {
 	defer os.RemoveAll(tmp)
 	failed := 0
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".go")
+		name := strings.TrimSuffix(filepath.Base(f), ".txt")
 		if !re.MatchString(name) {
 			continue
 		}
@@ -58,7 +58,7 @@ func main() {
 			failed++
 			continue
 		}
-		if err := os.WriteFile(strings.TrimSuffix(f, ".go")+".out", out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(strings.TrimSuffix(f, ".txt")+".out", out.Bytes(), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
