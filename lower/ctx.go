@@ -92,12 +92,12 @@ func mangle(s string) string {
 		}
 	}
 	if !clean || b.Len() > 40 {
-		return fmt.Sprintf("%.24s_%s", b.String(), hash(s))
+		return fmt.Sprintf("%.24s_%s", b.String(), shortHash(s))
 	}
 	return b.String()
 }
 
-func hash(s string) string {
+func shortHash(s string) string {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return fmt.Sprintf("%08x", h.Sum32())

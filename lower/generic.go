@@ -233,7 +233,7 @@ func (ctx *lowerCtx) instance(obj types.Object, args []types.Type) string {
 		key.WriteString(types.TypeString(a, func(p *types.Package) string { return p.Path() }))
 	}
 	key.WriteString("]")
-	name := "ʟ" + obj.Name() + "_" + hash(key.String())
+	name := "ʟ" + obj.Name() + "_" + shortHash(key.String())
 	ctx.declare(name, func() string { return ctx.instantiate(st, name, args) })
 	return name
 }
