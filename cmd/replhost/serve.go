@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/replhost/replhost/repl"
+	"github.com/replhost/replhost/sandbox"
+	"github.com/replhost/replhost/sshd"
+	"github.com/replhost/replhost/users"
+)
+
+// serveConfig is the host's configuration, from flags and REPLHOST_* variables.
+type serveConfig struct {
+	listen, root, isolation, logFormat, metricsListen string
+	sessionTTL, evalTimeout                           time.Duration
+	memory                                            byteSize
+	maxSessions                                       int
+	allowPkg                                          listFlag
+}
+
+func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
+	c := &serveConfig{memory: 512 << 20}
+	fs := flag.NewFlagSet("replhost serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:2222", "address to listen on")
+	fs.StringVar(&c.root, "root", "./replhost-root", "directory of the host's state: host key, users, sessions")
+	fs.StringVar(&c.isolation, "isolation", "inproc", "inproc: every interpreter in the host process (symbol, package and file-name isolation only: for trusted, single-tenant use; the only mode until the worker process lands)")
+	fs.DurationVar(&c.sessionTTL, "session-ttl", 30*time.Minute, "evict a detached session this long after its last use")
+	fs.DurationVar(&c.evalTimeout, "eval-timeout", 0, "bound on each interactive cell (0: none); the eval command uses 60s unless this is set")
+	fs.Var(&c.memory, "memory", "memory cap per session (e.g. 512MiB)")
+	fs.IntVar(&c.maxSessions, "max-sessions-per-user", 16, "sessions a user may have at once")
+	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus metrics (off when empty)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	return fs, c
+}
+
+// serve runs the host until SIGINT or SIGTERM.
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs, c := serveFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := applyEnv(fs); err != nil {
+		fmt.Fprintf(stderr, "replhost: %v\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "replhost: serve takes no arguments, got %q\n", fs.Args())
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runHost(ctx, c, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "replhost: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+// runHost starts the host on c and serves until ctx ends, then shuts down:
+// listeners first, then sessions (kept on disk as restorable).
+func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) error {
+	log, err := newLogger(c.logFormat, stderr)
+	if err != nil {
+		return err
+	}
+	newEval, err := evaluatorFor(c)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.root, 0o700); err != nil {
+		return fmt.Errorf("create root: %w", err)
+	}
+	hostKey, _, err := users.LoadOrCreateKey(filepath.Join(c.root, hostKeyFile), "replhost host key")
+	if err != nil {
+		return fmt.Errorf("host key: %w", err)
+	}
+	dir := users.Open(c.root)
+	mgr, err := repl.NewManager(repl.Config{
+		Root: c.root, NewEvaluator: newEval, SessionTTL: c.sessionTTL,
+		MaxSessionsPerUser: c.maxSessions, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	srv, err := sshd.New(sshd.Config{
+		Manager: mgr, Users: dir, HostKey: hostKey, Logger: log,
+		EvalTimeout: c.evalTimeout, ExecEvalTimeout: c.evalTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return err
+	}
+	if err := bootstrap(c.root, l.Addr().String(), hostKey, dir, stdout); err != nil {
+		l.Close()
+		return err
+	}
+	log.Info("replhost listening", "addr", l.Addr().String(), "root", c.root, "isolation", c.isolation)
+	evictCtx, stopEvict := context.WithCancel(ctx)
+	defer stopEvict()
+	go mgr.RunEvictor(evictCtx, 0)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(l) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go srv.Shutdown(shutdownCtx) // stop accepting; open connections end as their sessions detach
+	if err := mgr.Shutdown(shutdownCtx); err != nil {
+		log.Warn("sessions did not all stop in time", "err", err)
+	}
+	waitCtx, cancelWait := context.WithTimeout(shutdownCtx, 2*time.Second)
+	defer cancelWait()
+	srv.Shutdown(waitCtx)
+	srv.Close()
+	return nil
+}
+
+// evaluatorFor returns how sessions get their interpreter.
+func evaluatorFor(c *serveConfig) (repl.NewEvaluator, error) {
+	allow := sandbox.NewAllowlist(c.allowPkg)
+	switch c.isolation {
+	case "inproc":
+		return repl.InProcess(allow), nil
+	case "process":
+		return nil, errors.New("--isolation process is not available in this build yet; use --isolation inproc (trusted, single-tenant)")
+	}
+	return nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)
+}

@@ -1,0 +1,41 @@
+package repl
+
+import (
+	"context"
+	"io"
+
+	"github.com/replhost/replhost/sandbox"
+)
+
+// Evaluator runs the cells of one session. sandbox.Interp (in-process) and
+// sandbox.Worker (a worker process) satisfy it.
+type Evaluator interface {
+	// Eval runs one cell; with show, the values of expression statements are
+	// written to the evaluator's stdout. It returns *sandbox.EvalError,
+	// *sandbox.ExitError, ctx.Err() when interrupted, *sandbox.CrashError
+	// when the interpreter's process died, or nil.
+	Eval(ctx context.Context, cell string, show bool) error
+	// Complete returns the completions of the identifier or pkg.Member word.
+	Complete(word string) []string
+	// Close ends the evaluator; safe to call twice.
+	Close() error
+}
+
+// EvaluatorSpec is what a new evaluator is made for: the session directory
+// and where the code's output goes.
+type EvaluatorSpec struct {
+	ID             string
+	Dir            string
+	Stdout, Stderr io.Writer
+}
+
+// NewEvaluator starts an evaluator for a session.
+type NewEvaluator func(ctx context.Context, spec EvaluatorSpec) (Evaluator, error)
+
+// InProcess returns a NewEvaluator of in-process interpreters with the given
+// allowlist: symbol, package and file-name isolation only, for trusted use.
+func InProcess(allow sandbox.Allowlist) NewEvaluator {
+	return func(_ context.Context, spec EvaluatorSpec) (Evaluator, error) {
+		return sandbox.NewInterp(sandbox.Options{Dir: spec.Dir, Allow: allow, Stdout: spec.Stdout, Stderr: spec.Stderr})
+	}
+}

@@ -1,0 +1,284 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chzyer/readline"
+	"github.com/replhost/replhost/sandbox"
+)
+
+const (
+	// Prompt is shown when a new cell begins; ContPrompt while one is open.
+	Prompt     = "go> "
+	ContPrompt = "..> "
+
+	bracketedPasteOn  = "\x1b[?2004h"
+	bracketedPasteOff = "\x1b[?2004l"
+)
+
+// Terminal is an interactive client: a PTY over SSH, or any terminal.
+type Terminal struct {
+	In  io.Reader
+	Out io.Writer // raw: "\n" is sent as "\r\n"
+	// Width is the terminal's width in columns; Resize carries new widths
+	// (nil: none come).
+	Width  int
+	Resize <-chan int
+	// History is the user's history file; empty keeps none.
+	History string
+	// EvalTimeout bounds each cell; zero: none.
+	EvalTimeout time.Duration
+	// AttachHint is how to come back, shown on detach (e.g. the ssh command).
+	AttachHint string
+}
+
+// interaction is one attachment of a terminal to a session.
+type interaction struct {
+	s      *Session
+	t      Terminal
+	out    *crlfWriter
+	rl     *readline.Instance
+	filter *inputFilter
+	ctx    context.Context
+	width  atomic.Int64
+	onWide atomic.Pointer[func()]
+}
+
+// Interact runs the REPL on a terminal until the user detaches (Ctrl-D at an
+// empty prompt, or the client goes), quits (:quit), or the attachment is
+// taken over by a newer one or the session is killed. It returns the exit
+// status for the client.
+func (s *Session) Interact(ctx context.Context, t Terminal) int {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.takeOver(func(msg string) { cancel(errors.New(msg)) })
+	defer s.takeOver(nil)
+
+	it := &interaction{s: s, t: t, out: &crlfWriter{w: t.Out}, ctx: ctx}
+	it.width.Store(int64(termWidth(t.Width)))
+	pr, pw := io.Pipe()
+	it.filter = newInputFilter(t.In, pw)
+	go it.filter.run()
+	go it.followResize()
+
+	rl, err := readline.NewEx(it.readlineConfig(pr))
+	if err != nil {
+		fmt.Fprintf(it.out, "error: terminal: %v\n", err)
+		pw.Close()
+		return 1
+	}
+	it.rl = rl
+	stop := context.AfterFunc(ctx, func() { rl.Close(); pw.Close() })
+	defer stop()
+	defer rl.Close()
+
+	io.WriteString(it.out, bracketedPasteOn)
+	defer io.WriteString(it.out, bracketedPasteOff)
+	fmt.Fprintf(it.out, "session %s\n", s.id)
+	if err := s.Load(ctx, it.out); err != nil {
+		fmt.Fprintf(it.out, "error: %v\n", err)
+		return 1
+	}
+	return it.loop()
+}
+
+// takeOver installs detach as the way to end this session's attachment and
+// ends the previous one: two terminals on one session, the newer wins.
+func (s *Session) takeOver(detach func(string)) {
+	s.mu.Lock()
+	prev := s.detach
+	s.detach = detach
+	s.mu.Unlock()
+	if prev != nil && detach != nil {
+		prev("session attached from another connection; this one is closed")
+	}
+}
+
+func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
+	return &readline.Config{
+		Prompt:                 Prompt,
+		Stdin:                  in,
+		Stdout:                 it.out,
+		Stderr:                 it.out,
+		HistoryFile:            it.t.History,
+		HistoryLimit:           1000,
+		DisableAutoSaveHistory: true,
+		AutoComplete:           completer{it.s},
+		Painter:                pastePainter{},
+		FuncIsTerminal:         func() bool { return true },
+		// The host's own terminal is none of readline's business.
+		FuncMakeRaw:        func() error { return nil },
+		FuncExitRaw:        func() error { return nil },
+		FuncGetWidth:       func() int { return int(it.width.Load()) },
+		FuncOnWidthChanged: func(f func()) { it.onWide.Store(&f) },
+	}
+}
+
+func (it *interaction) followResize() {
+	if it.t.Resize == nil {
+		return
+	}
+	for {
+		select {
+		case <-it.ctx.Done():
+			return
+		case w, ok := <-it.t.Resize:
+			if !ok {
+				return
+			}
+			it.width.Store(int64(termWidth(w)))
+			if f := it.onWide.Load(); f != nil {
+				(*f)()
+			}
+		}
+	}
+}
+
+// loop reads cells and meta-commands until the attachment ends.
+func (it *interaction) loop() int {
+	var pending strings.Builder
+	for {
+		if pending.Len() == 0 {
+			it.rl.SetPrompt(Prompt)
+		} else {
+			it.rl.SetPrompt(ContPrompt)
+		}
+		line, err := it.rl.Readline()
+		if cause := context.Cause(it.ctx); cause != nil {
+			fmt.Fprintf(it.out, "\n%v\n", cause)
+			return 0
+		}
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			pending.Reset() // Ctrl-C at the prompt clears the line or the open cell
+			continue
+		case errors.Is(err, io.EOF):
+			if pending.Len() > 0 {
+				pending.Reset()
+				fmt.Fprintln(it.out, "(cell discarded)")
+				continue
+			}
+			it.detachMessage()
+			return 0
+		case err != nil:
+			return 0
+		}
+		line = decodePaste(line)
+		if pending.Len() == 0 && isMeta(line) {
+			if done, code := it.meta(line); done {
+				return code
+			}
+			continue
+		}
+		pending.WriteString(line)
+		pending.WriteByte('\n')
+		cell := pending.String()
+		if NeedsMore(cell) {
+			continue
+		}
+		pending.Reset()
+		cell = strings.TrimRight(cell, "\n")
+		if strings.TrimSpace(cell) == "" {
+			continue
+		}
+		it.rl.SaveHistory(encodeHistory(cell))
+		it.run(cell)
+	}
+}
+
+func (it *interaction) detachMessage() {
+	fmt.Fprintf(it.out, "detached; session %s stays for %s", it.s.id, it.s.m.cfg.SessionTTL)
+	if it.t.AttachHint != "" {
+		fmt.Fprintf(it.out, "; attach with: %s", it.t.AttachHint)
+	}
+	fmt.Fprintln(it.out)
+}
+
+// run evaluates one cell; Ctrl-C interrupts it.
+func (it *interaction) run(cell string) {
+	ctx, cancel := context.WithCancel(it.ctx)
+	defer cancel()
+	if it.t.EvalTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, it.t.EvalTimeout)
+		defer cancel()
+	}
+	it.filter.running(cancel)
+	err := it.s.Eval(ctx, cell, true, it.out, it.out)
+	it.filter.running(nil)
+	reportError(it.out, err, it.t.EvalTimeout)
+}
+
+// reportError writes the one line a failed cell gets.
+func reportError(w io.Writer, err error, timeout time.Duration) {
+	var crash *sandbox.CrashError
+	switch {
+	case err == nil, errors.As(err, &crash):
+		// A crash was reported when it happened.
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(w, "interrupted")
+	case errors.Is(err, context.DeadlineExceeded):
+		fmt.Fprintf(w, "error: cell timed out after %s\n", timeout)
+	default:
+		fmt.Fprintf(w, "error: %v\n", err)
+	}
+}
+
+// termWidth is the width readline wraps at: a client that says 0 (no size
+// known, as expect's pty) gets the classic 80 columns.
+func termWidth(w int) int {
+	if w <= 0 {
+		return 80
+	}
+	return max(w, 20)
+}
+
+var historyEncoder = strings.NewReplacer("\n", string(pasteNewline), "\t", string(pasteTab))
+
+// encodeHistory keeps a multi-line cell as one history entry.
+func encodeHistory(cell string) string { return historyEncoder.Replace(cell) }
+
+// pastePainter shows the encoded newlines and tabs of a pasted block.
+type pastePainter struct{}
+
+func (pastePainter) Paint(line []rune, _ int) []rune {
+	out := make([]rune, len(line))
+	for i, r := range line {
+		switch r {
+		case pasteNewline:
+			r = '↵'
+		case pasteTab:
+			r = ' '
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// completer completes the identifier or pkg.Member before the cursor.
+type completer struct{ s *Session }
+
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	start := pos
+	for start > 0 && isWordRune(line[start-1]) {
+		start--
+	}
+	word := string(line[start:pos])
+	if word == "" {
+		return nil, 0
+	}
+	var out [][]rune
+	for _, cand := range c.s.Complete(word) {
+		out = append(out, []rune(cand[len(word):]))
+	}
+	return out, len([]rune(word))
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127 && r != pasteNewline && r != pasteTab
+}

@@ -1,0 +1,123 @@
+// Package sshd is replhost's SSH front door: a gliderlabs/ssh server with a
+// host key, public-key authentication per user, middleware (panic recovery
+// first, logging, limits), and the routing of shell, exec and sftp requests
+// to repl sessions. It knows SSH; it knows nothing of yaegi.
+package sshd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gliderlabs/ssh"
+	"github.com/replhost/replhost/repl"
+	"github.com/replhost/replhost/users"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Config configures a Server. Each zero value has the meaning its comment
+// gives.
+type Config struct {
+	// Manager owns the sessions; required.
+	Manager *repl.Manager
+	// Users authorizes logins by public key; required.
+	Users *users.Dir
+	// HostKey is the server's host key; required.
+	HostKey gossh.Signer
+	// Logger receives connect, auth and disconnect events; nil discards.
+	Logger *slog.Logger
+	// EvalTimeout bounds interactive cells; zero: none.
+	EvalTimeout time.Duration
+	// ExecEvalTimeout bounds the eval exec command; zero: 60s.
+	ExecEvalTimeout time.Duration
+	// HandshakeTimeout closes a connection not authenticated by then (OpenSSH's
+	// LoginGraceTime); zero: 30s.
+	HandshakeTimeout time.Duration
+	// MaxAuthTries refuses a connection after this many failed attempts;
+	// zero: 6.
+	MaxAuthTries int
+	// MaxChannels caps the sessions open at once on one connection (OpenSSH's
+	// MaxSessions); zero: 10.
+	MaxChannels int
+	// MaxUnauthenticated caps connections still in the handshake (OpenSSH's
+	// MaxStartups); zero: 64.
+	MaxUnauthenticated int
+	// SFTP serves the sftp subsystem for a user; nil: no sftp.
+	SFTP func(user string, ch io.ReadWriteCloser) error
+}
+
+// Server is the SSH server of a host.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	srv   *ssh.Server
+	gate  *startupGate
+	execs map[string]execCommand
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Manager == nil || cfg.Users == nil || cfg.HostKey == nil {
+		return nil, errors.New("sshd: Config needs Manager, Users and HostKey")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.ExecEvalTimeout == 0 {
+		cfg.ExecEvalTimeout = 60 * time.Second
+	}
+	if cfg.HandshakeTimeout == 0 {
+		cfg.HandshakeTimeout = 30 * time.Second
+	}
+	if cfg.MaxAuthTries == 0 {
+		cfg.MaxAuthTries = 6
+	}
+	if cfg.MaxChannels == 0 {
+		cfg.MaxChannels = 10
+	}
+	if cfg.MaxUnauthenticated == 0 {
+		cfg.MaxUnauthenticated = 64
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, gate: newStartupGate(cfg.MaxUnauthenticated)}
+	s.execs = s.execCommands()
+	s.srv = &ssh.Server{
+		Version:          "replhost",
+		Handler:          chain(s.route, s.recoverPanics, s.logSessions),
+		PublicKeyHandler: s.authorize,
+		ConnCallback:     s.onConnect,
+		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
+			return &gossh.ServerConfig{MaxAuthTries: cfg.MaxAuthTries}
+		},
+		ConnectionFailedCallback: func(c net.Conn, err error) {
+			s.log.Info("handshake failed", "remote", c.RemoteAddr().String(), "err", err)
+		},
+		ChannelHandlers: map[string]ssh.ChannelHandler{
+			"session": s.limitChannels(ssh.DefaultSessionHandler),
+		},
+		SubsystemHandlers: map[string]ssh.SubsystemHandler{},
+	}
+	if cfg.SFTP != nil {
+		s.srv.SubsystemHandlers["sftp"] = ssh.SubsystemHandler(chain(s.sftp, s.recoverPanics))
+	}
+	s.srv.AddHostKey(cfg.HostKey)
+	return s, nil
+}
+
+// Serve accepts connections on l until Shutdown or Close.
+func (s *Server) Serve(l net.Listener) error {
+	err := s.srv.Serve(l)
+	if errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections and waits for open ones to end until
+// ctx is done. Sessions stay (the Manager's Shutdown keeps them on disk).
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// Close closes the listeners and every connection at once.
+func (s *Server) Close() error { return s.srv.Close() }
