@@ -17,7 +17,7 @@ const (
 	// pasteTab stands for a tab in a pasted block: readline would take it
 	// for a completion request.
 	pasteTab = '\uE001'
-	ctrlC        = 0x03
+	ctrlC    = 0x03
 )
 
 // inputFilter sits between the client's keystrokes and readline. readline
