@@ -1,0 +1,263 @@
+package sftpd
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pkg/sftp"
+	"github.com/replhost/replhost/artifacts"
+)
+
+// locate splits an sftp path into a session id and a path in that session's
+// view: "/" is ("", ""), "/ID" is ("ID", "."), "/ID/files/x" is ("ID", "files/x").
+func locate(p string) (id, rel string) {
+	p = path.Clean("/" + p)
+	if p == "/" {
+		return "", ""
+	}
+	id, rel, _ = strings.Cut(p[1:], "/")
+	if rel == "" {
+		rel = "."
+	}
+	return id, rel
+}
+
+// session returns the store of an own session, or a not-found error for any
+// other id (another user's session looks the same as none).
+func (h *handler) session(op, p, id string) (*artifacts.Store, error) {
+	if slices.Contains(h.s.List(h.user), id) {
+		if st, err := h.s.Store(h.user, id); err == nil {
+			return st, nil
+		}
+	}
+	return nil, &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist}
+}
+
+// target resolves p to the store and path of an artifact (not "/" and not
+// a session's own folder).
+func (h *handler) target(op, p string) (*artifacts.Store, string, error) {
+	id, rel := locate(p)
+	if id == "" || rel == "." {
+		return nil, "", h.refuse(op, p, errors.New("sftpd: "+op+" "+p+": only files below /SESSION/classes/src/, files/ and archives/ can change"), sftp.ErrSSHFxPermissionDenied)
+	}
+	st, err := h.session(op, p, id)
+	return st, rel, err
+}
+
+// coded carries an sftp status code along with the error's own message.
+type coded struct {
+	err  error
+	code error
+}
+
+func (e *coded) Error() string   { return e.err.Error() }
+func (e *coded) Unwrap() []error { return []error{e.err, e.code} }
+
+// refuse reports err and returns it with the sftp status code.
+func (h *handler) refuse(op, p string, err, code error) error {
+	h.report(err)
+	return &coded{err: err, code: code}
+}
+
+// status turns a store error into what the sftp client should get: a
+// not-found for ErrNotFound (clients probe paths), the store's one-line
+// message (also reported on stderr) for a refusal.
+func (h *handler) status(op, p string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, artifacts.ErrNotFound):
+		return &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist}
+	case errors.Is(err, artifacts.ErrBadName):
+		return h.refuse(op, p, err, sftp.ErrSSHFxPermissionDenied)
+	}
+	return h.refuse(op, p, err, sftp.ErrSSHFxFailure)
+}
+
+// Fileread opens a file of a session for reading.
+func (h *handler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
+	id, rel := locate(r.Filepath)
+	if id == "" {
+		return nil, &fs.PathError{Op: "open", Path: r.Filepath, Err: errors.New("is a directory")}
+	}
+	st, err := h.session("open", r.Filepath, id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := st.Open(rel)
+	if err != nil {
+		return nil, h.status("open", r.Filepath, err)
+	}
+	return f, nil
+}
+
+// Filewrite starts an upload. Writes land in the store's private temporary
+// file, at any offset and in any order; Close commits (verify, rename,
+// unpack), and a transfer cut off aborts, leaving nothing.
+func (h *handler) Filewrite(r *sftp.Request) (io.WriterAt, error) {
+	st, rel, err := h.target("open", r.Filepath)
+	if err != nil {
+		return nil, err
+	}
+	flags := r.Pflags()
+	if flags.Append {
+		return nil, h.refuse("open", r.Filepath, errors.New("sftpd: "+r.Filepath+": appending (resuming) is not supported; upload the whole file"), sftp.ErrSSHFxOpUnsupported)
+	}
+	if flags.Excl {
+		if _, err := st.Lstat(rel); err == nil {
+			return nil, &fs.PathError{Op: "open", Path: r.Filepath, Err: fs.ErrExist}
+		}
+	}
+	u, err := st.Create(rel)
+	if err != nil {
+		return nil, h.status("open", r.Filepath, err)
+	}
+	return &upload{h: h, path: r.Filepath, u: u}, nil
+}
+
+// upload is an sftp write handle on an artifacts.Upload.
+type upload struct {
+	h    *handler
+	path string
+	u    *artifacts.Upload
+}
+
+func (w *upload) WriteAt(p []byte, off int64) (int, error) {
+	n, err := w.u.WriteAt(p, off)
+	if err != nil {
+		return n, w.h.status("write", w.path, err)
+	}
+	return n, nil
+}
+
+// Close commits the upload: this is where a refused archive or an
+// existing file with other bytes is reported.
+func (w *upload) Close() error {
+	_, err := w.u.Commit("")
+	if errors.Is(err, artifacts.ErrClosed) {
+		return err // aborted already: the client is gone
+	}
+	return w.h.status("close", w.path, err)
+}
+
+// TransferError is called when the connection ends with the file still
+// open: the upload was cut off, so nothing of it may stay.
+func (w *upload) TransferError(error) { w.u.Abort() }
+
+// Filecmd handles the commands that change things.
+func (h *handler) Filecmd(r *sftp.Request) error {
+	switch r.Method {
+	case "Setstat":
+		// Modes and times are not kept; accept them so that scp -p and
+		// sftp put -p work, but only on what exists.
+		_, err := h.stat(r.Filepath, false)
+		return err
+	case "Rename", "PosixRename":
+		return h.refuse("rename", r.Filepath, errors.New("sftpd: rename is not supported: upload under the final name"), sftp.ErrSSHFxOpUnsupported)
+	case "Link", "Symlink":
+		return h.refuse(strings.ToLower(r.Method), r.Filepath, errors.New("sftpd: links are not supported"), sftp.ErrSSHFxOpUnsupported)
+	}
+	op := strings.ToLower(r.Method)
+	st, rel, err := h.target(op, r.Filepath)
+	if err != nil {
+		return err
+	}
+	switch r.Method {
+	case "Mkdir":
+		return h.status(op, r.Filepath, st.Mkdir(rel))
+	case "Remove", "Rmdir":
+		fi, err := st.Lstat(rel)
+		if err != nil {
+			return h.status(op, r.Filepath, err)
+		}
+		if fi.IsDir() != (r.Method == "Rmdir") {
+			what := map[bool]string{true: "is a folder: use rmdir", false: "is not a folder: use rm"}[fi.IsDir()]
+			return h.refuse(op, r.Filepath, errors.New("sftpd: "+r.Filepath+" "+what), sftp.ErrSSHFxFailure)
+		}
+		return h.status(op, r.Filepath, st.Remove(rel))
+	}
+	return sftp.ErrSSHFxOpUnsupported
+}
+
+// Filelist handles List, Stat and Readlink (via Readlink below).
+func (h *handler) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
+	switch r.Method {
+	case "List":
+		fis, err := h.list(r.Filepath)
+		return lister(fis), err
+	case "Stat":
+		fi, err := h.stat(r.Filepath, true)
+		return lister{fi}, err
+	}
+	return nil, sftp.ErrSSHFxOpUnsupported
+}
+
+// Lstat is Stat that does not follow a final symlink.
+func (h *handler) Lstat(r *sftp.Request) (sftp.ListerAt, error) {
+	fi, err := h.stat(r.Filepath, false)
+	return lister{fi}, err
+}
+
+// Readlink returns a symlink's target (symlinks come from archives).
+func (h *handler) Readlink(p string) (string, error) {
+	id, rel := locate(p)
+	st, err := h.session("readlink", p, id)
+	if err != nil {
+		return "", err
+	}
+	t, err := st.Readlink(rel)
+	return t, h.status("readlink", p, err)
+}
+
+func (h *handler) stat(p string, follow bool) (os.FileInfo, error) {
+	id, rel := locate(p)
+	if id == "" {
+		return dirInfo{name: "/", mtime: h.start}, nil
+	}
+	st, err := h.session("stat", p, id)
+	if err != nil {
+		return nil, err
+	}
+	var fi os.FileInfo
+	if follow {
+		fi, err = st.Stat(rel)
+	} else {
+		fi, err = st.Lstat(rel)
+	}
+	if err != nil {
+		return nil, h.status("stat", p, err)
+	}
+	if rel == "." {
+		fi = renamed{fi, id}
+	}
+	return fi, nil
+}
+
+func (h *handler) list(p string) ([]os.FileInfo, error) {
+	id, rel := locate(p)
+	if id != "" {
+		st, err := h.session("opendir", p, id)
+		if err != nil {
+			return nil, err
+		}
+		fis, err := st.ReadDir(rel)
+		return fis, h.status("opendir", p, err)
+	}
+	ids := slices.Clone(h.s.List(h.user))
+	sort.Strings(ids)
+	var fis []os.FileInfo
+	for _, id := range ids {
+		if st, err := h.s.Store(h.user, id); err == nil {
+			if fi, err := st.Stat("."); err == nil {
+				fis = append(fis, renamed{fi, id})
+			}
+		}
+	}
+	return fis, nil
+}
