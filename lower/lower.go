@@ -63,7 +63,7 @@ func lowerCell(s *Session, chk *checked) (string, []string, error) {
 		r.walk(d)
 	}
 	for _, st := range c.body.List {
-		r.wrapped = needsFuncScope(st)
+		r.wrapped = needsFuncScope(st, chk.info, chk.pkg)
 		r.walk(st)
 		if r.wrapped {
 			// A named function: yaegi runs a function literal called at

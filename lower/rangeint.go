@@ -24,9 +24,9 @@ func (r *rewriter) rangeInt(n *ast.RangeStmt) {
 	var pre, post, zero, limit string
 	if tv.Value != nil {
 		limit = "(" + xt + ")"
-		zero = limit + " - " + limit
-		if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
-			zero = "0"
+		zero = "0"
+		if b, ok := tv.Type.(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 && b.Kind() != types.Int {
+			zero = r.ctx.typeExprText(r.concrete(tv.Type), r.subst) + "(0)"
 		}
 	} else {
 		nm := r.ctx.name("n")

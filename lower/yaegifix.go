@@ -16,7 +16,10 @@ func (r *rewriter) topLevel() bool { return r.subst == nil && len(r.fns) == 1 &&
 // yaegi fails on those outside functions ("undefined: ok", "nil type"), so
 // the statement runs inside a function literal. It declares no globals, so
 // nothing changes for later statements.
-func needsFuncScope(st ast.Stmt) bool {
+//
+// The same holds for a statement that defines, in an inner scope, a name
+// the session also has as a global: yaegi assigns the global instead.
+func needsFuncScope(st ast.Stmt, info *types.Info, pkg *types.Package) bool {
 	switch st.(type) {
 	case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.BlockStmt, *ast.LabeledStmt:
 	default:
@@ -30,6 +33,13 @@ func needsFuncScope(st ast.Stmt) bool {
 		case *ast.AssignStmt:
 			if n.Tok == token.DEFINE && len(n.Lhs) >= 2 && len(n.Rhs) == 1 {
 				found = true
+			}
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && info.Defs[id] != nil && pkg != nil && pkg.Scope().Lookup(id.Name) != nil {
+						found = true
+					}
+				}
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) >= 2 && len(n.Values) == 1 {
