@@ -1,7 +1,6 @@
 package lower_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,22 +27,11 @@ const minPass = 0.90
 // interpreter fails instead of stalling the suite.
 const evalTimeout = 20 * time.Second
 
-// yaegiEval runs a script in a fresh interpreter, piece by piece as the
-// REPL does; with lowering, the script is first one cell of a new session.
-func yaegiEval(lowered bool) func(string) (string, error) {
-	var buf bytes.Buffer
-	eval := yaegiEvalTo(lowered, &buf, io.Discard)
-	return func(script string) (string, error) {
-		buf.Reset()
-		_, err := eval(script)
-		return buf.String(), err
-	}
-}
-
-// yaegiEvalTo is yaegiEval writing the script's output to stdout.
+// yaegiEvalTo runs a script in a fresh interpreter, piece by piece as the
+// REPL does, writing its output to stdout; with lowering, the script is
+// first one cell of a new session.
 func yaegiEvalTo(lowered bool, stdout, stderr io.Writer) func(string) (string, error) {
 	return func(script string) (out string, err error) {
-		var buf bytes.Buffer
 		i := interp.New(interp.Options{Stdout: stdout, Stderr: stderr, Unrestricted: false})
 		if err := i.Use(stdlib.Symbols); err != nil {
 			return "", err
@@ -60,10 +48,10 @@ func yaegiEvalTo(lowered bool, stdout, stderr io.Writer) func(string) (string, e
 		}
 		for _, piece := range lower.Split(src) {
 			if err := evalPiece(i, piece); err != nil {
-				return buf.String(), err
+				return "", err
 			}
 		}
-		return buf.String(), nil
+		return "", nil
 	}
 }
 
