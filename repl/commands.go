@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,8 +87,15 @@ func (it *interaction) paste() {
 	var cell strings.Builder
 	for {
 		line, err := it.rl.Readline()
+		if errors.Is(err, io.EOF) {
+			it.sawEOF = true
+		}
 		if err != nil && it.ctx.Err() != nil {
 			return
+		}
+		if more, ok := it.filter.takeDirect(); ok {
+			fmt.Fprintln(it.out, more)
+			line += more
 		}
 		if err != nil || strings.TrimSpace(line) == ":end" {
 			break

@@ -10,31 +10,39 @@ import (
 const (
 	pasteStart = "\x1b[200~"
 	pasteEnd   = "\x1b[201~"
-	// pasteNewline stands for a newline inside a pasted block while readline
-	// holds it as one line (one edit, one history entry); the loop turns it
-	// back into '\n'. A private-use rune: never typed, never in Go source.
+	// pasteNewline stands for a newline of a multi-line cell kept as one
+	// history entry (one line for readline); the loop turns it back into
+	// '\n'. A private-use rune: never typed, never in Go source.
 	pasteNewline = '\uE000'
-	// pasteTab stands for a tab in a pasted block: readline would take it
-	// for a completion request.
+	// pasteTab stands for a tab in pasted or recalled text: readline would
+	// take it for a completion request.
 	pasteTab = '\uE001'
 	ctrlC    = 0x03
 )
 
+// longLine is the length past which a line bypasses readline: readline
+// redraws the whole line for every rune it is given, so a pasted or
+// generated line of a megabyte would cost it a terabyte of redraws.
+const longLine = 1024
+
 // inputFilter sits between the client's keystrokes and readline. readline
 // knows neither bracketed paste nor a Ctrl-C typed while a cell runs (it
-// would sit in its buffer), so both are handled here: Ctrl-C during a cell
-// calls the cell's interrupt, and a pasted block becomes one line with its
-// newlines encoded, submitted when the paste ends.
+// would sit in its buffer), and it cannot take long lines, so: Ctrl-C during
+// a cell calls the cell's interrupt; a pasted block, and the rest of a line
+// longer than longLine, go to the loop directly (direct), followed by an
+// Enter to readline that ends the line the loop is waiting for.
 type inputFilter struct {
-	src io.Reader
-	dst *io.PipeWriter
+	src    io.Reader
+	dst    *io.PipeWriter
+	direct chan string   // text that continues the line readline returns next
+	done   chan struct{} // closed when the loop has ended
 
 	mu        sync.Mutex // guards interrupt
 	interrupt func()     // non-nil while a cell runs
 }
 
 func newInputFilter(src io.Reader, dst *io.PipeWriter) *inputFilter {
-	return &inputFilter{src: src, dst: dst}
+	return &inputFilter{src: src, dst: dst, direct: make(chan string, 1), done: make(chan struct{})}
 }
 
 // running installs the interrupt of the cell now running; nil when none.
@@ -42,6 +50,17 @@ func (f *inputFilter) running(interrupt func()) {
 	f.mu.Lock()
 	f.interrupt = interrupt
 	f.mu.Unlock()
+}
+
+// takeDirect returns the text that continues the line readline just
+// returned, if any.
+func (f *inputFilter) takeDirect() (string, bool) {
+	select {
+	case s := <-f.direct:
+		return s, true
+	default:
+		return "", false
+	}
 }
 
 // run copies input until the client goes, then interrupts a running cell
@@ -52,6 +71,9 @@ func (f *inputFilter) run() {
 		held    []byte // a possible escape sequence cut by a read
 		pasting bool
 		paste   bytes.Buffer
+		lineLen int          // bytes of the current line given to readline
+		long    bool         // the current line goes direct
+		rest    bytes.Buffer // its text so far
 	)
 	defer func() {
 		f.mu.Lock()
@@ -61,6 +83,23 @@ func (f *inputFilter) run() {
 		f.mu.Unlock()
 		f.dst.Close()
 	}()
+	// sendDirect hands text to the loop, then ends readline's line.
+	sendDirect := func(out *bytes.Buffer, text string) bool {
+		if out.Len() > 0 {
+			if _, err := f.dst.Write(out.Bytes()); err != nil {
+				return false
+			}
+			out.Reset()
+		}
+		select {
+		case f.direct <- text:
+		case <-f.done:
+			return false
+		}
+		_, err := f.dst.Write([]byte{'\r'})
+		lineLen = 0
+		return err == nil
+	}
 	for {
 		n, err := f.src.Read(buf)
 		data := append(held, buf[:n]...)
@@ -78,11 +117,34 @@ func (f *inputFilter) run() {
 				paste.Write(data[:i])
 				data = data[i+len(pasteEnd):]
 				pasting = false
-				out.WriteString(encodePaste(paste.String()))
+				text := normalizeNewlines(paste.String())
 				paste.Reset()
+				if strings.Contains(text, "\n") || lineLen+len(text) > longLine {
+					if !sendDirect(&out, strings.TrimRight(text, "\n")) {
+						return
+					}
+					continue
+				}
+				out.WriteString(strings.ReplaceAll(text, "\t", string(pasteTab)))
+				lineLen += len(text)
 				continue
 			}
-			if i := bytes.Index(data, []byte(pasteStart)); i == 0 {
+			if long {
+				i := bytes.IndexAny(data, "\r\n")
+				if i < 0 {
+					rest.Write(data)
+					break
+				}
+				rest.Write(data[:i])
+				data = data[i+1:]
+				long = false
+				if !sendDirect(&out, rest.String()) {
+					return
+				}
+				rest.Reset()
+				continue
+			}
+			if bytes.HasPrefix(data, []byte(pasteStart)) {
 				data = data[len(pasteStart):]
 				pasting = true
 				continue
@@ -93,8 +155,17 @@ func (f *inputFilter) run() {
 			}
 			c := data[0]
 			data = data[1:]
-			if c == ctrlC && f.interruptCell() {
+			switch {
+			case c == ctrlC && f.interruptCell():
 				continue
+			case c == '\r' || c == '\n':
+				lineLen = 0
+			case lineLen >= longLine && c >= ' ':
+				long = true
+				rest.WriteByte(c)
+				continue
+			default:
+				lineLen++
 			}
 			out.WriteByte(c)
 		}
@@ -131,21 +202,12 @@ func partialSuffix(data []byte, marker string) int {
 
 var pasteDecoder = strings.NewReplacer(string(pasteNewline), "\n", string(pasteTab), "\t")
 
-// encodePaste turns a pasted block into what readline gets: one line with
-// its newlines encoded, then Enter, so the block runs once as one cell. A
-// paste without a newline is plain typing.
-func encodePaste(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.ReplaceAll(s, "\t", string(pasteTab))
-	if !strings.Contains(s, "\n") {
-		return s
-	}
-	s = strings.TrimRight(s, "\n")
-	return strings.ReplaceAll(s, "\n", string(pasteNewline)) + "\r"
+// normalizeNewlines turns the CR and CRLF line ends terminals paste into LF.
+func normalizeNewlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
-// decodePaste restores the newlines of a pasted block.
+// decodePaste restores the newlines and tabs of a multi-line history entry.
 func decodePaste(line string) string {
 	return pasteDecoder.Replace(line)
 }

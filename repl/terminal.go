@@ -48,6 +48,7 @@ type interaction struct {
 	ctx    context.Context
 	width  atomic.Int64
 	onWide atomic.Pointer[func()]
+	sawEOF bool // Readline returned io.EOF: readline's reader has ended
 }
 
 // Interact runs the REPL on a terminal until the user detaches (Ctrl-D at an
@@ -74,9 +75,11 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 		return 1
 	}
 	it.rl = rl
-	stop := context.AfterFunc(ctx, func() { rl.Close(); pw.Close() })
+	// Ending the input makes a pending Readline return: that is how a
+	// takeover or a kill ends the loop.
+	stop := context.AfterFunc(ctx, func() { pw.Close() })
 	defer stop()
-	defer rl.Close()
+	defer it.closeReadline(pw)
 
 	io.WriteString(it.out, bracketedPasteOn)
 	defer io.WriteString(it.out, bracketedPasteOff)
@@ -86,6 +89,31 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 		return 1
 	}
 	return it.loop()
+}
+
+// closeReadline ends readline without leaking its goroutine: readline's
+// Close fills its one-slot error channel, and its reader then blocks forever
+// sending io.EOF there. So the input is ended first and that io.EOF read
+// (unless the loop already got it), then Close finds nobody to block.
+func (it *interaction) closeReadline(pw *io.PipeWriter) {
+	close(it.filter.done)
+	pw.Close()
+	if !it.sawEOF {
+		done := make(chan struct{})
+		go func() {
+			for {
+				if _, err := it.rl.Readline(); err != nil {
+					break
+				}
+			}
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+		}
+	}
+	it.rl.Close()
 }
 
 // takeOver installs detach as the way to end this session's attachment and
@@ -150,6 +178,9 @@ func (it *interaction) loop() int {
 			it.rl.SetPrompt(ContPrompt)
 		}
 		line, err := it.rl.Readline()
+		if errors.Is(err, io.EOF) {
+			it.sawEOF = true
+		}
 		if cause := context.Cause(it.ctx); cause != nil {
 			fmt.Fprintf(it.out, "\n%v\n", cause)
 			return 0
@@ -170,6 +201,11 @@ func (it *interaction) loop() int {
 			return 0
 		}
 		line = decodePaste(line)
+		if more, ok := it.filter.takeDirect(); ok {
+			// A pasted block or a long line, which readline did not show.
+			fmt.Fprintln(it.out, more)
+			line += more
+		}
 		if pending.Len() == 0 && isMeta(line) {
 			if done, code := it.meta(line); done {
 				return code

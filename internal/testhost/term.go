@@ -15,6 +15,7 @@ import (
 // Term is an interactive session over a PTY, read until a pattern shows.
 type Term struct {
 	tb   testing.TB
+	conn *gossh.Client // closed by Close when the Term dialled it
 	sess *gossh.Session
 	in   io.WriteCloser
 
@@ -29,7 +30,9 @@ type Term struct {
 func (h *Host) Terminal(tb testing.TB, name, cmd string) *Term {
 	tb.Helper()
 	c := h.Dial(tb, name)
-	return OpenTerm(tb, c, cmd)
+	t := OpenTerm(tb, c, cmd)
+	t.conn = c
+	return t
 }
 
 // OpenTerm opens a PTY session on an open connection.
@@ -96,6 +99,9 @@ func (t *Term) Expect(re string) []string {
 		t.mu.Lock()
 		got := t.buf.String()
 		t.mu.Unlock()
+		if len(got) > 2000 {
+			got = "..." + got[len(got)-2000:]
+		}
 		t.tb.Fatalf("timed out waiting for %q; output so far:\n%q", re, got)
 	}
 	return m
@@ -153,8 +159,14 @@ func (t *Term) Wait() int {
 	}
 }
 
-// Close ends the client side of the session.
-func (t *Term) Close() { t.sess.Close() }
+// Close ends the client side of the session, and its connection when the
+// Term opened it.
+func (t *Term) Close() {
+	t.sess.Close()
+	if t.conn != nil {
+		t.conn.Close()
+	}
+}
 
 // Clean strips terminal escape sequences and carriage returns from s, so
 // tests can match the text a user sees.
@@ -164,3 +176,17 @@ func Clean(s string) string {
 }
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z~]`)
+
+// Interrupt sends Ctrl-C until the output says interrupted: a Ctrl-C typed
+// in the instant between Enter and the cell's start goes to the line editor,
+// as it would for a user, who presses it again.
+func (t *Term) Interrupt() {
+	t.tb.Helper()
+	for i := 0; i < 50; i++ {
+		t.Send("\x03")
+		if _, ok := t.ExpectTimeout(`interrupted\r\n`, 200*time.Millisecond); ok {
+			return
+		}
+	}
+	t.tb.Fatal("Ctrl-C did not interrupt the cell")
+}
