@@ -1,0 +1,152 @@
+package sandbox
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// DefaultPoolSize is the number of idle workers a Pool keeps when
+// PoolOptions.Size is 0.
+const DefaultPoolSize = 2
+
+// retryStart is how long the pool waits after a worker failed to start.
+const retryStart = time.Second
+
+// PoolOptions configure a Pool; the zero value keeps two idle workers of
+// this executable.
+type PoolOptions struct {
+	// Size is the number of idle workers kept started; 0 means
+	// DefaultPoolSize, negative none (Get then starts each worker).
+	Size int
+	// Executable, Args and StartTimeout are those of WorkerOptions; they
+	// apply to every worker of the pool.
+	Executable   string
+	Args         []string
+	StartTimeout time.Duration
+}
+
+// Pool keeps a few workers started and idle, so that a new session does not
+// wait for a process to start. An idle worker runs no code and is not yet
+// confined: Landlock restricts a process from the moment it asks, so the
+// worker applies it, with its working directory and memory cap, when Get
+// tells it its session. Safe for concurrent use.
+type Pool struct {
+	opts PoolOptions
+	size int
+	idle chan *Worker  // started, unconfigured workers
+	wake chan struct{} // a worker was taken: refill
+	stop chan struct{} // closed by Close
+	done chan struct{} // closed when the refill loop ended
+
+	ctx    context.Context // canceled by Close: ends a start in progress
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// NewPool returns a pool and starts filling it in the background.
+func NewPool(opts PoolOptions) *Pool {
+	size := opts.Size
+	switch {
+	case size == 0:
+		size = DefaultPoolSize
+	case size < 0:
+		size = 0
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Pool{
+		opts:   opts,
+		size:   size,
+		idle:   make(chan *Worker, size),
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	go p.refill()
+	return p
+}
+
+// Get returns a worker for the session of opts (its Executable, Args and
+// StartTimeout are the pool's): an idle one if there is one, else one
+// started now. The worker is the caller's: Close it when the session ends.
+func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
+	opts.Executable, opts.Args, opts.StartTimeout = p.opts.Executable, p.opts.Args, p.opts.StartTimeout
+	for {
+		var w *Worker
+		select {
+		case w = <-p.idle:
+		default:
+		}
+		p.kick()
+		if w == nil {
+			return StartWorker(ctx, opts)
+		}
+		if w.usable() != nil { // died while idle
+			w.Close()
+			continue
+		}
+		if err := w.configure(ctx, opts); err != nil {
+			w.Close()
+			return nil, err
+		}
+		return w, nil
+	}
+}
+
+func (p *Pool) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// refill keeps size workers idle until Close.
+func (p *Pool) refill() {
+	defer close(p.done)
+	for {
+		for len(p.idle) < p.size {
+			w, err := spawnWorker(p.ctx, p.opts.Executable, p.opts.Args, p.opts.StartTimeout)
+			if err != nil {
+				select {
+				case <-time.After(retryStart):
+					continue
+				case <-p.stop:
+					return
+				}
+			}
+			select {
+			case p.idle <- w:
+			case <-p.stop:
+				w.Close()
+				return
+			}
+		}
+		select {
+		case <-p.wake:
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+// Close ends the idle workers and stops the refill; the workers handed out
+// are not affected. Safe to call twice.
+func (p *Pool) Close() error {
+	p.once.Do(func() {
+		close(p.stop)
+		p.cancel()
+		<-p.done
+		for {
+			select {
+			case w := <-p.idle:
+				w.Close()
+			default:
+				return
+			}
+		}
+	})
+	<-p.done
+	return nil
+}

@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+)
+
+const (
+	crashTailBytes = 8 << 10 // the last bytes of the worker's own output kept
+	crashLineBytes = 512     // longer lines are cut when looking for a reason
+)
+
+// reasonPrefixes are the lines of the Go runtime that explain a crash, the
+// more telling first: a stack overflow prints its limit before
+// "fatal error: stack overflow"; an out-of-memory prints the allocation
+// after "fatal error: out of memory".
+var reasonPrefixes = []string{
+	"runtime: goroutine stack exceeds",
+	"fatal error: ",
+	"panic: ",
+	"runtime: out of memory",
+}
+
+// crashLog takes the worker's own stdout and stderr (its fd 1 and 2: the
+// Go runtime's crash reports, never the code's output) and keeps the line
+// that best explains a crash plus the last few KiB. It is safe for
+// concurrent use.
+type crashLog struct {
+	mu      sync.Mutex
+	partial []byte // the current line so far, at most crashLineBytes
+	reason  string // the best reason line seen
+	rank    int    // index in reasonPrefixes of reason; len(reasonPrefixes) if none
+	tail    []byte // the last crashTailBytes
+}
+
+func newCrashLog() *crashLog { return &crashLog{rank: len(reasonPrefixes)} }
+
+func (c *crashLog) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tail = append(c.tail, p...)
+	if over := len(c.tail) - crashTailBytes; over > 0 {
+		c.tail = append(c.tail[:0], c.tail[over:]...)
+	}
+	for rest := p; len(rest) > 0; {
+		line, after, full := bytes.Cut(rest, []byte{'\n'})
+		if room := crashLineBytes - len(c.partial); room > 0 {
+			c.partial = append(c.partial, line[:min(len(line), room)]...)
+		}
+		if !full {
+			break
+		}
+		c.consider(string(c.partial))
+		c.partial = c.partial[:0]
+		rest = after
+	}
+	return len(p), nil
+}
+
+func (c *crashLog) consider(line string) {
+	for i, prefix := range reasonPrefixes[:c.rank] {
+		if strings.HasPrefix(line, prefix) {
+			c.reason, c.rank = strings.TrimSpace(line), i
+			return
+		}
+	}
+}
+
+// Reason returns the line that best explains a crash, or the last line the
+// worker wrote, or "".
+func (c *crashLog) Reason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason != "" {
+		return c.reason
+	}
+	if len(c.partial) > 0 {
+		return strings.TrimSpace(string(c.partial))
+	}
+	lines := strings.Split(strings.TrimSpace(string(c.tail)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// Tail returns the last bytes the worker wrote.
+func (c *crashLog) Tail() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.tail)
+}

@@ -1,0 +1,217 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replhost/replhost/udf"
+	"github.com/traefik/yaegi/interp"
+)
+
+// stuckGrace is how long the worker waits, after an interrupted cell's Eval
+// returned, for the cell's goroutine to end. yaegi returns at once but
+// stops only interpreted code: a cell blocked in a native call
+// (time.Sleep(time.Hour)) would run on, and later race with the next cell.
+const stuckGrace = 300 * time.Millisecond
+
+// WorkerMain is the worker process, `replhost worker`: it serves the
+// protocol on fd 3 until the host says quit or goes away, and returns the
+// exit code. It applies its confinement (Landlock, working directory,
+// memory limit) when the host tells it its session, before any code runs.
+func WorkerMain() int {
+	conn := os.NewFile(3, "replhost-proto")
+	if conn == nil {
+		fmt.Fprintln(os.Stderr, "replhost worker: no protocol socket on fd 3")
+		return 2
+	}
+	fw := &frameWriter{w: conn}
+	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}}
+	if err := fw.send(msgReady, nil); err != nil {
+		return 2
+	}
+	br := bufio.NewReaderSize(conn, 64<<10)
+	for {
+		typ, p, err := readFrame(br)
+		if err != nil {
+			// The host is gone (or broke the protocol): whatever runs
+			// ends with the process. This is the parent watch that backs
+			// up Pdeathsig.
+			return 0
+		}
+		if typ == msgQuit {
+			return 0
+		}
+		ws.handle(typ, p)
+	}
+}
+
+// workerSide is the state of the worker: the session's interpreter and the
+// request in flight. Frames are handled one at a time by the reading
+// goroutine; an eval or udf call runs in a goroutine of its own so that
+// interrupt and complete are served meanwhile.
+type workerSide struct {
+	fw  *frameWriter
+	out *cellOutput
+
+	mu        sync.Mutex // guards the fields below
+	in        *Interp
+	reg       *udf.Registry
+	outputCap int64
+	cancel    context.CancelFunc // of the eval or udf call in flight
+	udfIn     *udfInput          // input of the udf call in flight
+}
+
+func (ws *workerSide) handle(typ byte, p []byte) {
+	switch typ {
+	case msgInit:
+		err := ws.init(p)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		ws.fw.send(msgInitDone, []byte(msg))
+	case msgEval:
+		if len(p) == 0 {
+			return
+		}
+		// begin here, not in the goroutine, so that an interrupt that
+		// follows at once finds the cell's cancel.
+		in, ctx, end := ws.begin()
+		go ws.eval(ctx, in, end, p[0] == 1, string(p[1:]))
+	case msgInterrupt:
+		ws.mu.Lock()
+		if ws.cancel != nil {
+			ws.cancel()
+		}
+		ws.mu.Unlock()
+	case msgComplete:
+		ws.complete(string(p))
+	default:
+		ws.handleUDF(typ, p)
+	}
+}
+
+func (ws *workerSide) init(p []byte) error {
+	var m initMsg
+	if err := json.Unmarshal(p, &m); err != nil {
+		return fmt.Errorf("bad init: %w", err)
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.in != nil {
+		return errors.New("worker already has a session")
+	}
+	if m.Memory > 0 {
+		// The collector works hard before the cap kills; unbounded
+		// recursion ends with "goroutine stack exceeds" before the cap,
+		// not with the cap (the default limit is 1 GB).
+		debug.SetMemoryLimit(m.Memory / 10 * 9)
+		debug.SetMaxStack(int(min(m.Memory/8, 1<<30)))
+	}
+	// Load what the standard library reads lazily from outside the session
+	// directory, while it can still be read.
+	_ = time.Local.String()
+	if err := confine(m.Dir, m.Net); err != nil {
+		return err
+	}
+	files := filepath.Join(m.Dir, "files")
+	if err := os.MkdirAll(files, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chdir(files); err != nil {
+		return err
+	}
+	reg := &udf.Registry{}
+	stderr := streamWriter{ws.out, msgStderr}
+	in, err := NewInterp(Options{
+		Dir:    m.Dir,
+		Allow:  NewAllowlist(m.Allow),
+		Stdout: streamWriter{ws.out, msgStdout},
+		Stderr: stderr,
+		Use:    []interp.Exports{udf.Exports(reg, stderr)},
+	})
+	if err != nil {
+		return err
+	}
+	ws.in, ws.reg, ws.outputCap = in, reg, m.OutputCap
+	return nil
+}
+
+// begin starts a request: it returns the session's interpreter and a
+// context that an interrupt cancels.
+func (ws *workerSide) begin() (*Interp, context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.cancel = cancel
+	ws.out.reset(ws.outputCap)
+	return ws.in, ctx, func() {
+		ws.mu.Lock()
+		ws.cancel = nil
+		ws.mu.Unlock()
+		cancel()
+	}
+}
+
+func (ws *workerSide) eval(ctx context.Context, in *Interp, end func(), show bool, cell string) {
+	res := resultMsg{Kind: resError, Msg: "worker has no session"}
+	if in != nil {
+		err := in.Eval(ctx, cell, show)
+		res = resultOf(err)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			res = resultMsg{Kind: resCanceled}
+			if !cellEnded(stuckGrace) {
+				res.Kind = resStuck
+			}
+		}
+	}
+	end()
+	ws.fw.send(msgResult, mustJSON(res))
+}
+
+func (ws *workerSide) complete(word string) {
+	ws.mu.Lock()
+	in := ws.in
+	ws.mu.Unlock()
+	var cands []string
+	if in != nil {
+		cands = in.Complete(word)
+	}
+	ws.fw.send(msgCompletions, []byte(strings.Join(append([]string{word}, cands...), "\x00")))
+}
+
+// evalGoroutine is in the stack of the goroutine in which yaegi runs a cell.
+const evalGoroutine = "(*Interpreter).EvalWithContext.func1"
+
+// cellEnded waits up to grace for the goroutine of an interrupted cell to
+// end. yaegi offers no handle on it, so the goroutines' stacks are looked
+// at; a dump too large to search counts as not ended.
+func cellEnded(grace time.Duration) bool {
+	deadline := time.Now().Add(grace)
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) && !bytes.Contains(buf[:n], []byte(evalGoroutine)) {
+			return true
+		}
+		if n == len(buf) && len(buf) < 16<<20 {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// WorkerEnv is set in a worker's environment, which holds only settings of
+// the Go runtime and of yaegi besides: nothing of the host's environment reaches a worker. A
+// binary that finds it set is a worker and calls WorkerMain; the sandbox
+// tests' TestMain does, since their worker is the test binary.
+const WorkerEnv = "REPLHOST_WORKER"
+
+// workerNice is the CPU priority of workers: below the host's, so a busy
+// session cannot starve the host's SSH handling.
+const workerNice = 10
+
+func workerEnv() []string {
+	return append([]string{
+		WorkerEnv + "=1",
+		// net.Listen uses Multipath TCP by default since Go 1.24, which
+		// Landlock's TCP rules do not cover: plain TCP keeps them in force.
+		"GODEBUG=multipathtcp=0",
+		"GOTRACEBACK=single",
+		// yaegi then binds the code's os.Stdout and os.Stderr to the
+		// interpreter's writers (typed io.Writer) instead of leaving them
+		// the process's fd 1 and 2, which the user never sees.
+		"YAEGI_SPECIAL_STDIO=1",
+	}, raceEnv...)
+}
+
+// workerCommand is the command of a worker process: the protocol socket is
+// its fd 3, its own stdout and stderr go to log, it runs in a process group
+// of its own from the root directory (until init moves it to its session),
+// and it gets SIGKILL when the thread that started it exits.
+func workerCommand(exe string, args []string, proto *os.File, log *crashLog) *exec.Cmd {
+	return &exec.Cmd{
+		Path:       exe,
+		Args:       append([]string{exe}, args...),
+		Env:        workerEnv(),
+		Dir:        "/",
+		ExtraFiles: []*os.File{proto},
+		Stdout:     log,
+		Stderr:     log,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:   true,
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+}
+
+// The spawner starts every worker from one goroutine locked to one OS
+// thread that never exits. Pdeathsig fires when the parent *thread* exits,
+// not the process: a worker started from an ordinary goroutine would be
+// killed whenever the runtime retires that thread. Locked for good, the
+// thread lives as long as the host, so workers die with the host and only
+// then. The thread also runs at workerNice, which a forked child inherits,
+// and so do all threads the child creates.
+var (
+	spawnOnce sync.Once
+	spawnReqs chan spawnReq
+)
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// startProcess starts cmd on the spawner thread.
+func startProcess(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawnReqs = make(chan spawnReq)
+		ready := make(chan struct{})
+		go spawnLoop(ready)
+		<-ready
+	})
+	done := make(chan error, 1)
+	spawnReqs <- spawnReq{cmd, done}
+	return <-done
+}
+
+func spawnLoop(ready chan<- struct{}) {
+	runtime.LockOSThread() // never unlocked: see spawnReqs
+	niceErr := unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), workerNice)
+	close(ready)
+	for r := range spawnReqs {
+		if niceErr != nil {
+			r.done <- fmt.Errorf("lower worker priority: %w", niceErr)
+			continue
+		}
+		r.done <- r.cmd.Start()
+	}
+}
+
+// socketPair returns the two ends of the protocol socket: the host's, in
+// non-blocking mode so that closing it ends a blocked read, and the
+// worker's, to be passed as its fd 3. Both are close-on-exec here, so no
+// other worker inherits them.
+func socketPair() (host, worker *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "replhost-proto"), os.NewFile(uintptr(fds[1]), "replhost-proto-worker"), nil
+}

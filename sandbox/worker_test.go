@@ -1,0 +1,253 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWorkerEvalShowsValues(t *testing.T) {
+	w, out := startWorker(t, "", WorkerOptions{})
+	tests := []struct {
+		name  string
+		cells []string
+		want  string
+	}{
+		{"expression", []string{"1+2"}, "3\n"},
+		{"import-then-call-on-one-line", []string{`import "fmt"; fmt.Println(1)`}, "1\n"},
+		{"state-across-cells", []string{"x := 41", "x++", "x"}, "42\n"},
+		{"values-in-order-with-output", []string{`1; fmt.Println("a"); 2`}, "1\na\n2\n"},
+		{"stdout-and-stderr-in-order", []string{`import "os"`, `fmt.Print("o1 "); fmt.Fprint(os.Stderr, "e1 "); fmt.Print("o2 "); 3`}, "o1 e1 o2 3\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out.Reset()
+			for _, c := range tt.cells {
+				mustEval(t, w, c, true)
+			}
+			if got := out.String(); got != tt.want {
+				t.Errorf("output %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWorkerErrors(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{})
+	tests := []struct {
+		name string
+		cell string
+		want string
+	}{
+		{"undefined-at-user-position", "x := 1\n\n   y + 1", "3:4: undefined: y"},
+		{"denied-import", `import "os/exec"`, `1:8: package os/exec is not allowed`},
+		{"panic-with-position", `panic("boom")`, "1:1: panic: boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := w.Eval(context.Background(), tt.cell, true)
+			var ev *EvalError
+			if !errors.As(err, &ev) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v (%T); want *EvalError containing %q", err, err, tt.want)
+			}
+			mustEval(t, w, "1", false) // the session goes on
+		})
+	}
+	err := w.Eval(context.Background(), "import \"os\"\nos.Exit(3)", false)
+	if ee := (*ExitError)(nil); !errors.As(err, &ee) || ee.Code != 3 {
+		t.Errorf("os.Exit(3): err = %v; want ExitError 3", err)
+	}
+}
+
+func TestWorkerComplete(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{})
+	mustEval(t, w, "import \"strings\"\nfunc myFunc() {}\nmyVar := 1", false)
+	for word, want := range map[string]string{"my": "myFunc myVar", "strings.ToU": "strings.ToUpper strings.ToUpperSpecial", "zzz": ""} {
+		if got := strings.Join(w.Complete(word), " "); got != want {
+			t.Errorf("Complete(%q) = %q; want %q", word, got, want)
+		}
+	}
+}
+
+// interruptAfter returns a context canceled once the worker wrote mark,
+// so that the cell is known to run when the interrupt comes.
+func interruptAfter(t *testing.T, out *syncBuffer, mark string) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		defer cancel()
+		for i := 0; i < 1000 && !strings.Contains(out.String(), mark); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	return ctx
+}
+
+func TestWorkerInterruptLoopKeepsState(t *testing.T) {
+	w, out := startWorker(t, "", WorkerOptions{})
+	mustEval(t, w, `import "fmt"; n := 5`, false)
+	pid := w.PID()
+	err := w.Eval(interruptAfter(t, out, "go"), `fmt.Println("go"); for {}`, false)
+	if !errors.Is(err, context.Canceled) || errors.As(err, new(*CrashError)) {
+		t.Fatalf("err = %v; want context.Canceled and no crash", err)
+	}
+	out.Reset()
+	mustEval(t, w, "n", true)
+	if got := out.String(); got != "5\n" || w.PID() != pid {
+		t.Errorf("after interrupt: %q in pid %d; want 5 in pid %d", got, w.PID(), pid)
+	}
+}
+
+func TestWorkerInterruptNativeBlockEndsWorker(t *testing.T) {
+	w, out := startWorker(t, "", WorkerOptions{})
+	mustEval(t, w, `import ("fmt"; "time")`, false)
+	err := w.Eval(interruptAfter(t, out, "go"), `fmt.Println("go"); time.Sleep(time.Hour)`, false)
+	var crash *CrashError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &crash) {
+		t.Fatalf("err = %v; want context.Canceled and a *CrashError", err)
+	}
+	if !strings.Contains(crash.Reason, "did not stop") {
+		t.Errorf("reason %q; want it to say the cell did not stop", crash.Reason)
+	}
+	if err := w.Eval(context.Background(), "1", false); !errors.As(err, &crash) {
+		t.Errorf("Eval after the end: %v; want a *CrashError", err)
+	}
+}
+
+func TestWorkerCloseTwice(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{})
+	pid := w.PID()
+	for i := 0; i < 2; i++ {
+		if err := w.Close(); err != nil {
+			t.Errorf("Close #%d: %v", i+1, err)
+		}
+	}
+	if err := w.Eval(context.Background(), "1", false); !errors.Is(err, ErrClosed) {
+		t.Errorf("Eval after Close: %v; want ErrClosed", err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+		t.Errorf("worker %d still exists after Close", pid)
+	}
+}
+
+func TestWorkerProcess(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{})
+	pid := w.PID()
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Split(strings.TrimRight(string(env), "\x00"), "\x00"), workerEnv(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("worker environment %q; want only %q", got, want)
+	}
+	stat := procStat(t, pid)
+	if pgid := stat[4]; pgid != strconv.Itoa(pid) {
+		t.Errorf("process group %s; want its own, %d", pgid, pid)
+	}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		if nice := statFields(string(b))[18]; nice != strconv.Itoa(workerNice) {
+			t.Errorf("thread %s: nice %s; want %d", task.Name(), nice, workerNice)
+		}
+	}
+	// Only the host's spawner thread is lowered with the workers.
+	lowered := 0
+	hostTasks, _ := os.ReadDir("/proc/self/task")
+	for _, task := range hostTasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/stat")
+		if err == nil && statFields(string(b))[18] != "0" {
+			lowered++
+		}
+	}
+	if lowered != 1 {
+		t.Errorf("host: %d threads with a nice value; want 1, the spawner's", lowered)
+	}
+}
+
+// procStat returns the fields of /proc/pid/stat, field 1 (pid) at index 0.
+func procStat(tb testing.TB, pid int) []string {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return statFields(string(b))
+}
+
+func statFields(stat string) []string {
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(stat, ')')
+	return append([]string{stat[:strings.IndexByte(stat, ' ')], "comm"}, strings.Fields(stat[i+1:])...)
+}
+
+func TestWorkerMemoryCgroup(t *testing.T) {
+	if _, err := memoryCgroupDir(); err != nil {
+		t.Skipf("no memory cgroup here: %v", err)
+	}
+	w, _ := startWorker(t, "", WorkerOptions{Memory: 200 << 20})
+	cg, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", w.PID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := w.mem.dir
+	if want := "-" + strconv.Itoa(w.PID()); !strings.Contains(string(cg), "/replhost/") || !strings.HasSuffix(dir, want) {
+		t.Fatalf("worker cgroups:\n%s\ncgroup dir %q; want one under replhost/ ending in %q", cg, dir, want)
+	}
+	limit, err := os.ReadFile(filepath.Join(dir, "memory.limit_in_bytes"))
+	if got := strings.TrimSpace(string(limit)); err != nil || got != strconv.Itoa(200<<20) {
+		t.Errorf("memory.limit_in_bytes = %q, %v; want %d", got, err, 200<<20)
+	}
+	w.Close()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cgroup %s after Close: %v; want it removed", dir, err)
+	}
+}
+
+func TestWorkerWorkingDirIsSessionFiles(t *testing.T) {
+	w, out := startWorker(t, "", WorkerOptions{})
+	dir := filepath.Dir(strings.TrimSuffix(w.sessionFiles(t), "/"))
+	if err := os.WriteFile(filepath.Join(dir, "files", "data.txt"), []byte("uploaded"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustEval(t, w, "import \"os\"\nb, err := os.ReadFile(\"data.txt\")\nstring(b)\nerr", true)
+	if got, want := out.String(), "\"uploaded\"\n<nil>\n"; got != want {
+		t.Errorf("relative read: %q; want %q", got, want)
+	}
+}
+
+// sessionFiles returns the worker's working directory as the kernel has it.
+func (w *Worker) sessionFiles(tb testing.TB) string {
+	tb.Helper()
+	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", w.pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cwd
+}
+
+func TestWorkerOutputCap(t *testing.T) {
+	w, out := startWorker(t, "", WorkerOptions{OutputCap: 1000})
+	mustEval(t, w, `import ("fmt"; "strings")`, false)
+	mustEval(t, w, "i := 0\nfor i < 100 { fmt.Print(strings.Repeat(\"x\", 99)); i++ }\nfmt.Println(\"end\")", false)
+	want := strings.Repeat("x", 1000) + "\noutput truncated at 1000B\n"
+	if got := out.String(); got != want {
+		t.Errorf("flood: %d bytes ending %q; want %d bytes ending %q", len(got), tail(got, 40), len(want), tail(want, 40))
+	}
+	out.Reset()
+	mustEval(t, w, `fmt.Println("next cell")`, false)
+	if got := out.String(); got != "next cell\n" {
+		t.Errorf("next cell: %q; want the cap reset", got)
+	}
+}
+
+func tail(s string, n int) string { return s[max(0, len(s)-n):] }
