@@ -59,15 +59,15 @@ func (s *Store) same(name, p string, replaceable bool, size int64, sum string) (
 	if !fi.Mode().IsRegular() {
 		return false, errf(name, ErrExists, "already exists and is not a file")
 	}
+	if replaceable {
+		return false, nil // no need to read the old bytes
+	}
 	old, err := s.sumLocked(p, fi)
 	if err != nil {
 		return false, ioErr(name, err)
 	}
 	if fi.Size() == size && old == sum {
 		return true, nil
-	}
-	if replaceable {
-		return false, nil
 	}
 	return false, errf(name, ErrExists, "already exists with other bytes")
 }

@@ -36,6 +36,7 @@ type Upload struct {
 	h       hash.Hash
 	hashed  int64
 	pending map[int64]int64
+	flushed int64  // writeback started up to here
 	buf     []byte // for reading back
 	rehash  bool   // a write went below hashed: hash it all again at Commit
 	err     error  // the first failed write; Commit returns it
@@ -45,6 +46,10 @@ type Upload struct {
 // maxPending bounds the out-of-order writes remembered; beyond it Commit
 // reads the rest of the file back.
 const maxPending = 4096
+
+// writebackStep is how much of the hashed prefix accumulates before its
+// writeback to disk is started.
+const writebackStep = 8 << 20
 
 // Create starts an upload of the named artifact.
 func (s *Store) Create(name string) (*Upload, error) {
@@ -149,6 +154,10 @@ func (u *Upload) track(p []byte, off, end int64) {
 		u.catchUp()
 	case len(u.pending) < maxPending:
 		u.pending[off] = max(u.pending[off], end)
+	}
+	if u.hashed-u.flushed >= writebackStep {
+		startWriteback(u.f, u.flushed, u.hashed-u.flushed)
+		u.flushed = u.hashed
 	}
 }
 
