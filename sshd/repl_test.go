@@ -8,7 +8,6 @@ import (
 	"github.com/replhost/replhost/internal/testhost"
 )
 
-var sessionLine = regexp.MustCompile(`session ([0-9a-f-]{36})\r\n`)
 
 // Two sessions at once, of one user and of two users, define the same names
 // differently and each sees only its own.
