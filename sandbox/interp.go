@@ -27,6 +27,11 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Use are extra symbol tables offered to the code (the udf package).
 	Use []interp.Exports
+	// WorkDir says the process already runs in the session's files/ (a
+	// worker); empty: relative file names are resolved against Dir/files by
+	// the os functions offered to the code, as in-process sessions share the
+	// host's working directory.
+	WorkDir string
 }
 
 // Interp is a yaegi interpreter for one session, in this process. It is safe
@@ -73,6 +78,9 @@ func NewInterp(opts Options) (*Interp, error) {
 		Env:    []string{"HOME=" + filepath.Join(opts.Dir, "files")},
 	})
 	exports := opts.Allow.Exports()
+	if opts.Dir != "" && opts.WorkDir == "" {
+		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
+	}
 	for _, e := range append([]interp.Exports{exports, tupleExports}, opts.Use...) {
 		if err := yi.Use(e); err != nil {
 			return nil, fmt.Errorf("load symbols: %w", err)

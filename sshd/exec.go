@@ -3,12 +3,12 @@ package sshd
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/gliderlabs/ssh"
 	"github.com/replhost/replhost/repl"
+	"github.com/replhost/replhost/sftpd"
 )
 
 // execCommand is one command of `ssh HOST COMMAND ...`. args is the raw
@@ -20,12 +20,13 @@ type execCommand struct {
 
 func (s *Server) execCommands() map[string]execCommand {
 	return map[string]execCommand{
-		"new":      {"new", s.cmdNew},
-		"eval":     {"eval [--session UUID] CODE", s.cmdEval},
-		"attach":   {"attach UUID", s.cmdAttach},
-		"sessions": {"sessions", s.cmdSessions},
-		"kill":     {"kill UUID", s.cmdKill},
-		"help":     {"help", s.cmdHelp},
+		"new":       {"new", s.cmdNew},
+		"eval":      {"eval [--session UUID] CODE", s.cmdEval},
+		"attach":    {"attach UUID", s.cmdAttach},
+		"sessions":  {"sessions", s.cmdSessions},
+		"kill":      {"kill UUID", s.cmdKill},
+		"help":      {"help", s.cmdHelp},
+		"artifacts": {artifactsUsage, s.cmdArtifacts},
 	}
 }
 
@@ -173,9 +174,10 @@ func (s *Server) cmdKill(sess ssh.Session, args string) int {
 	return 0
 }
 
-// sftp serves the sftp subsystem over the user's own sessions.
+// sftp serves the sftp subsystem (sftp, and scp since OpenSSH 9) over the
+// user's own sessions' artifacts.
 func (s *Server) sftp(sess ssh.Session) {
-	if err := s.cfg.SFTP(sess.User(), sess); err != nil && err != io.EOF {
+	if err := sftpd.Serve(sess, sessionStores{s.cfg.Manager}, sess.User()); err != nil {
 		s.log.Info("sftp ended", "user", sess.User(), "err", err)
 	}
 }

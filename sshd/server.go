@@ -45,8 +45,6 @@ type Config struct {
 	// MaxUnauthenticated caps connections still in the handshake (OpenSSH's
 	// MaxStartups); zero: 64.
 	MaxUnauthenticated int
-	// SFTP serves the sftp subsystem for a user; nil: no sftp.
-	SFTP func(user string, ch io.ReadWriteCloser) error
 }
 
 // Server is the SSH server of a host.
@@ -97,10 +95,9 @@ func New(cfg Config) (*Server, error) {
 		ChannelHandlers: map[string]ssh.ChannelHandler{
 			"session": s.limitChannels(ssh.DefaultSessionHandler),
 		},
-		SubsystemHandlers: map[string]ssh.SubsystemHandler{},
-	}
-	if cfg.SFTP != nil {
-		s.srv.SubsystemHandlers["sftp"] = ssh.SubsystemHandler(chain(s.sftp, s.recoverPanics))
+		SubsystemHandlers: map[string]ssh.SubsystemHandler{
+			"sftp": ssh.SubsystemHandler(chain(s.sftp, s.recoverPanics, s.logSessions)),
+		},
 	}
 	s.srv.AddHostKey(cfg.HostKey)
 	return s, nil
