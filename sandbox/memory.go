@@ -179,8 +179,30 @@ func memoryCgroupDir() (string, error) {
 				mc.err = fmt.Errorf("memory cgroup %s: %w", mc.dir, err)
 			}
 		}
+		if mc.err == nil {
+			sweepCgroups(filepath.Join(mc.dir, "replhost"))
+		}
 	})
 	return mc.dir, mc.err
+}
+
+// sweepCgroups removes the cgroups of workers that are gone, left by a
+// host that was killed. A cgroup is named <session>-<pid>: one whose pid
+// still runs is not touched (a cgroup with a process cannot be removed
+// anyway, and a new one is made before its process joins).
+func sweepCgroups(parent string) {
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		i := strings.LastIndexByte(e.Name(), '-')
+		pid, err := strconv.Atoi(e.Name()[i+1:])
+		if !e.IsDir() || i < 0 || err != nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			os.Remove(filepath.Join(parent, e.Name()))
+		}
+	}
+	os.Remove(parent) // only if empty
 }
 
 func findMemoryCgroup() (string, error) {

@@ -73,14 +73,14 @@ func NewPool(opts PoolOptions) *Pool {
 // started now. The worker is the caller's: Close it when the session ends.
 func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	opts.Executable, opts.Args, opts.StartTimeout = p.opts.Executable, p.opts.Args, p.opts.StartTimeout
+	// Refill after this session is ready: a start at the same time would
+	// compete with it for the CPU.
+	defer p.kick()
 	for {
 		var w *Worker
 		select {
 		case w = <-p.idle:
 		default:
-		}
-		p.kick()
-		if w == nil {
 			return StartWorker(ctx, opts)
 		}
 		if w.usable() != nil { // died while idle
@@ -108,6 +108,11 @@ func (p *Pool) refill() {
 	for {
 		for len(p.idle) < p.size {
 			w, err := spawnWorker(p.ctx, p.opts.Executable, p.opts.Args, p.opts.StartTimeout)
+			if err == nil {
+				if err = w.warm(p.ctx); err != nil {
+					w.Close()
+				}
+			}
 			if err != nil {
 				select {
 				case <-time.After(retryStart):

@@ -14,12 +14,13 @@ import (
 //
 //	type (1 byte) | payload length (4 bytes, big endian) | payload
 //
-// The host sends one request at a time (init, eval, udf call, udf list),
+// The host sends one request at a time (warm, init, eval, udf call, udf list),
 // plus interrupt and complete at any time; the worker streams the code's
 // output as frames before the request's reply, so output and result arrive
 // in the order they happened.
 const (
 	// host → worker
+	msgWarm      = 'W' // idle worker: make and drop an interpreter, so that init is faster
 	msgInit      = 'I' // JSON initMsg: session dir, allowlist, limits; applies Landlock
 	msgEval      = 'E' // show flag byte + cell source
 	msgInterrupt = 'X' // cancel the running eval or udf call
@@ -32,6 +33,7 @@ const (
 
 	// worker → host
 	msgReady       = 'R' // handshake: the worker runs and reads requests
+	msgWarmDone    = 'h' // warm reply
 	msgInitDone    = 'i' // init reply: empty, or the error text
 	msgStdout      = 'o' // the code's output and the values shown
 	msgStderr      = 'e' // the code's error output and notices

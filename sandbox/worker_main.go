@@ -74,6 +74,9 @@ type workerSide struct {
 
 func (ws *workerSide) handle(typ byte, p []byte) {
 	switch typ {
+	case msgWarm:
+		ws.warm()
+		ws.fw.send(msgWarmDone, nil)
 	case msgInit:
 		err := ws.init(p)
 		msg := ""
@@ -81,6 +84,9 @@ func (ws *workerSide) handle(typ byte, p []byte) {
 			msg = err.Error()
 		}
 		ws.fw.send(msgInitDone, []byte(msg))
+		// Most sessions sit idle: give back the garbage of making the
+		// interpreter (and of warm) now, after the reply.
+		debug.FreeOSMemory()
 	case msgEval:
 		if len(p) == 0 {
 			return
@@ -146,6 +152,18 @@ func (ws *workerSide) init(p []byte) error {
 	}
 	ws.in, ws.reg, ws.outputCap = in, reg, m.OutputCap
 	return nil
+}
+
+// warm makes an interpreter and drops it: a fresh process takes about
+// twice as long for its first interpreter as for the next (page faults,
+// heap growth), and an idle worker of the pool has the time.
+func (ws *workerSide) warm() {
+	ws.mu.Lock()
+	idle := ws.in == nil
+	ws.mu.Unlock()
+	if idle {
+		NewInterp(Options{})
+	}
 }
 
 // begin starts a request: it returns the session's interpreter and a

@@ -18,6 +18,9 @@ import (
 // prints their pids and waits to be killed (TestNoWorkerOutlivesHost).
 const helperHostEnv = "REPLHOST_TEST_HOST"
 
+// helperRootEnv is the root directory of the helper host's sessions.
+const helperRootEnv = "REPLHOST_TEST_ROOT"
+
 // testMemory caps the test workers: small, so that memory bombs end fast.
 const testMemory = 256 << 20
 
@@ -35,11 +38,7 @@ func TestMain(m *testing.M) {
 
 func helperHost(n string) int {
 	count, _ := strconv.Atoi(n)
-	root, err := os.MkdirTemp("", "replhost-helper")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	root := os.Getenv(helperRootEnv)
 	for range count {
 		dir := filepath.Join(root, uuid.NewString())
 		w, err := StartWorker(context.Background(), WorkerOptions{Dir: dir, Memory: testMemory})

@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkWorkerStart measures a worker process from start to its ready
+// handshake (spawn), and to a confined session with its interpreter
+// (session).
+func BenchmarkWorkerStart(b *testing.B) {
+	b.Run("spawn", func(b *testing.B) {
+		for b.Loop() {
+			w, err := spawnWorker(context.Background(), "", nil, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			w.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("session", func(b *testing.B) {
+		root := b.TempDir()
+		for b.Loop() {
+			w, err := StartWorker(context.Background(), WorkerOptions{Dir: sessionDir(b, root), Memory: testMemory})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			w.Close()
+			b.StartTimer()
+		}
+	})
+}
+
+// BenchmarkPoolGet measures Get from a pool with an idle worker: what a
+// login waits for.
+func BenchmarkPoolGet(b *testing.B) {
+	p := NewPool(PoolOptions{Size: 1})
+	defer p.Close()
+	root := b.TempDir()
+	for b.Loop() {
+		b.StopTimer()
+		dir := sessionDir(b, root)
+		for len(p.idle) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		b.StartTimer()
+		w, err := p.Get(context.Background(), WorkerOptions{Dir: dir, Memory: testMemory})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		w.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkIdleWorkerMemory reports the memory of idle sessions' workers
+// (from a pool: confined, interpreter made, one cell run), 20 at a time,
+// from /proc/<pid>/smaps_rollup: PSS counts the binary's shared pages once
+// across the workers; anon is each worker's own.
+func BenchmarkIdleWorkerMemory(b *testing.B) {
+	const sessions = 20
+	root := b.TempDir()
+	p := NewPool(PoolOptions{})
+	defer p.Close()
+	var pss, anon float64
+	for b.Loop() {
+		var ws []*Worker
+		for range sessions {
+			w, err := p.Get(context.Background(), WorkerOptions{Dir: sessionDir(b, root), Memory: testMemory})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Eval(context.Background(), "x := 1", false); err != nil {
+				b.Fatal(err)
+			}
+			ws = append(ws, w)
+		}
+		for _, w := range ws {
+			p, a := smapsRollup(b, w.PID())
+			pss, anon = pss+p, anon+a
+			w.Close()
+		}
+	}
+	n := float64(b.N * sessions * (1 << 20))
+	b.ReportMetric(pss/n, "PSS-MiB")
+	b.ReportMetric(anon/n, "anon-MiB")
+}
+
+// smapsRollup returns the PSS and the anonymous PSS of pid in bytes.
+func smapsRollup(tb testing.TB, pid int) (pss, anon float64) {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "Pss:":
+			pss = kb * 1024
+		case "Pss_Anon:":
+			anon = kb * 1024
+		}
+	}
+	return pss, anon
+}
