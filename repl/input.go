@@ -37,12 +37,19 @@ type inputFilter struct {
 	direct chan string   // text that continues the line readline returns next
 	done   chan struct{} // closed when the loop has ended
 
+	// queue holds input for readline: readline reads only while a Readline
+	// call waits, so writing to it straight would block this filter, and a
+	// Ctrl-C typed behind some type-ahead would never reach a running cell.
+	queueMu sync.Mutex
+	queue   [][]byte
+	queued  chan struct{} // signalled when queue grows
+
 	mu        sync.Mutex // guards interrupt
 	interrupt func()     // non-nil while a cell runs
 }
 
 func newInputFilter(src io.Reader, dst *io.PipeWriter) *inputFilter {
-	return &inputFilter{src: src, dst: dst, direct: make(chan string, 1), done: make(chan struct{})}
+	return &inputFilter{src: src, dst: dst, direct: make(chan string, 1), done: make(chan struct{}), queued: make(chan struct{}, 1)}
 }
 
 // running installs the interrupt of the cell now running; nil when none.
@@ -75,20 +82,21 @@ func (f *inputFilter) run() {
 		long    bool         // the current line goes direct
 		rest    bytes.Buffer // its text so far
 	)
+	feederDone := make(chan struct{})
+	go f.feed(feederDone)
 	defer func() {
 		f.mu.Lock()
 		if f.interrupt != nil {
 			f.interrupt()
 		}
 		f.mu.Unlock()
-		f.dst.Close()
+		f.enqueue(nil) // end of input, after what is queued
+		<-feederDone
 	}()
 	// sendDirect hands text to the loop, then ends readline's line.
 	sendDirect := func(out *bytes.Buffer, text string) bool {
 		if out.Len() > 0 {
-			if _, err := f.dst.Write(out.Bytes()); err != nil {
-				return false
-			}
+			f.enqueue(bytes.Clone(out.Bytes()))
 			out.Reset()
 		}
 		select {
@@ -96,9 +104,9 @@ func (f *inputFilter) run() {
 		case <-f.done:
 			return false
 		}
-		_, err := f.dst.Write([]byte{'\r'})
+		f.enqueue([]byte{'\r'})
 		lineLen = 0
-		return err == nil
+		return true
 	}
 	for {
 		n, err := f.src.Read(buf)
@@ -170,11 +178,50 @@ func (f *inputFilter) run() {
 			out.WriteByte(c)
 		}
 		if out.Len() > 0 {
-			if _, werr := f.dst.Write(out.Bytes()); werr != nil {
+			f.enqueue(bytes.Clone(out.Bytes()))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// enqueue adds input for readline; nil marks the end of input.
+func (f *inputFilter) enqueue(b []byte) {
+	f.queueMu.Lock()
+	f.queue = append(f.queue, b)
+	f.queueMu.Unlock()
+	select {
+	case f.queued <- struct{}{}:
+	default:
+	}
+}
+
+// feed writes the queued input to readline as it asks for it, and closes
+// readline's input at the end of input or when the loop has ended.
+func (f *inputFilter) feed(done chan<- struct{}) {
+	defer close(done)
+	defer f.dst.Close()
+	for {
+		f.queueMu.Lock()
+		var next []byte
+		have := len(f.queue) > 0
+		if have {
+			next, f.queue = f.queue[0], f.queue[1:]
+		}
+		f.queueMu.Unlock()
+		if !have {
+			select {
+			case <-f.queued:
+				continue
+			case <-f.done:
 				return
 			}
 		}
-		if err != nil {
+		if next == nil {
+			return
+		}
+		if _, err := f.dst.Write(next); err != nil {
 			return
 		}
 	}

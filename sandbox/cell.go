@@ -92,6 +92,7 @@ func splitCell(src string) ([]unit, error) {
 		errs.Sort()
 		return nil, errorAt(errs[0].Pos.Line, errs[0].Pos.Column, errs[0].Msg)
 	}
+	units = mergeHeaders(src, units)
 	for i := range units {
 		if units[i].kind == unitStmt {
 			units[i].isExpr = isExpression(units[i].text)
@@ -142,4 +143,35 @@ func classify(first token.Token, at func(int) token.Token) (unitKind, bool) {
 func isExpression(text string) bool {
 	_, err := parser.ParseExpr(text)
 	return err == nil
+}
+
+// mergeHeaders joins units cut at the semicolons of a statement header
+// ("for i := 0; i < 3; i++ {", "if x := f(); x > 0 {"): a unit that does not
+// parse on its own is joined with the ones after it until the join parses.
+// A unit that never does is left as it was, for checkSyntax to report.
+func mergeHeaders(src string, units []unit) []unit {
+	var out []unit
+	for i := 0; i < len(units); i++ {
+		u := units[i]
+		if parseUnit(u) == nil {
+			out = append(out, u)
+			continue
+		}
+		merged := false
+		for j := i + 1; j < len(units); j++ {
+			m := u
+			m.end = units[j].end
+			m.text = src[m.start:m.end]
+			if parseUnit(m) == nil {
+				out = append(out, m)
+				i = j
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, u)
+		}
+	}
+	return out
 }

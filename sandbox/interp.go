@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/replhost/replhost/lower"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -27,6 +29,9 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Use are extra symbol tables offered to the code (the udf package).
 	Use []interp.Exports
+	// NoLowering sends cells to yaegi as typed, without the Go 1.26 front
+	// end (for comparison runs).
+	NoLowering bool
 	// WorkDir says the process already runs in the session's files/ (a
 	// worker); empty: relative file names are resolved against Dir/files by
 	// the os functions offered to the code, as in-process sessions share the
@@ -45,6 +50,9 @@ type Interp struct {
 	stderr  *panicFilter
 	names   *nameIndex
 	closed  bool
+
+	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
+	generics bool           // the session declared generics: every cell is lowered
 }
 
 // tupleExports lets an expression statement hand all its results to the host:
@@ -54,6 +62,10 @@ var tupleExports = interp.Exports{
 }
 
 const tuplePrefix = "__rh.Tuple(\n"
+
+// stopGrace is how long an interrupted cell's interpreter goroutine is
+// given to stop before the next cell may run.
+const stopGrace = 50 * time.Millisecond
 
 // NewInterp returns a fresh interpreter for a session.
 func NewInterp(opts Options) (*Interp, error) {
@@ -81,7 +93,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	if opts.Dir != "" && opts.WorkDir == "" {
 		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
 	}
-	for _, e := range append([]interp.Exports{exports, tupleExports}, opts.Use...) {
+	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), tupleExports}, opts.Use...) {
 		if err := yi.Use(e); err != nil {
 			return nil, fmt.Errorf("load symbols: %w", err)
 		}
@@ -89,7 +101,15 @@ func NewInterp(opts Options) (*Interp, error) {
 	if _, err := yi.Eval(`import __rh "replhost.internal/rh"`); err != nil {
 		return nil, fmt.Errorf("load result helper: %w", err)
 	}
-	return &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex()}, nil
+	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex()}
+	if !opts.NoLowering {
+		classes := ""
+		if opts.Dir != "" {
+			classes = filepath.Join(opts.Dir, "classes")
+		}
+		in.lower = lower.NewSession(lower.Options{Classes: classes})
+	}
+	return in, nil
 }
 
 // Eval runs one cell: imports, declarations and statements in any order.
@@ -111,12 +131,25 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err := in.checkImports(units); err != nil {
 		return err
 	}
-	for _, g := range groupUnits(cell, units) {
+	src, err := in.lowerCell(cell)
+	if err != nil {
+		return err
+	}
+	if src != cell {
+		if units, err = splitCell(src); err == nil {
+			err = checkSyntax(units)
+		}
+		if err != nil {
+			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
+		}
+	}
+	for _, g := range groupUnits(src, units) {
 		if err := in.evalUnit(ctx, g, show); err != nil {
 			return err
 		}
 		in.names.learn(g)
 	}
+	in.committed(cell)
 	return nil
 }
 
@@ -170,6 +203,12 @@ func (in *Interp) run(ctx context.Context, src string) (v reflect.Value, err err
 		return v, nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// yaegi returns at once but its own goroutine still unwinds the
+		// stopped cell, and a next cell run meanwhile corrupts the frames
+		// ("invalid base"). There is no handle to wait on: give it the time
+		// an interpreted loop takes to see the stop (microseconds; 1.5 ms
+		// measured under load), with a wide margin.
+		time.Sleep(stopGrace)
 		return v, ctxErr
 	}
 	var p interp.Panic

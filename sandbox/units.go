@@ -61,19 +61,28 @@ func padTo(u unit) string {
 // by go/parser at the user's position, not inside yaegi's wrapping.
 func checkSyntax(units []unit) error {
 	for _, u := range units {
-		src, shift := "package p\n"+padTo(u)+u.text+"\n", 1
-		if u.kind == unitStmt {
-			src, shift = "package p\nfunc _() {\n"+padTo(u)+u.text+"\n}", 2
+		if err := parseUnit(u); err != nil {
+			return err
 		}
-		_, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
-		var list scanner.ErrorList
-		if errors.As(err, &list) && len(list) > 0 {
-			p := list[0].Pos
-			if p.Line-shift < 1 {
-				return &EvalError{Msg: list[0].Msg}
-			}
-			return errorAt(p.Line-shift, p.Column, list[0].Msg)
+	}
+	return nil
+}
+
+// parseUnit parses one unit where the interpreter will put it, and returns
+// go/parser's first error at the user's position.
+func parseUnit(u unit) error {
+	src, shift := "package p\n"+padTo(u)+u.text+"\n", 1
+	if u.kind == unitStmt {
+		src, shift = "package p\nfunc _() {\n"+padTo(u)+u.text+"\n}", 2
+	}
+	_, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		p := list[0].Pos
+		if p.Line-shift < 1 {
+			return &EvalError{Msg: list[0].Msg}
 		}
+		return errorAt(p.Line-shift, p.Column, list[0].Msg)
 	}
 	return nil
 }

@@ -188,5 +188,11 @@ func (t *Term) Interrupt() {
 			return
 		}
 	}
-	t.tb.Fatal("Ctrl-C did not interrupt the cell")
+	t.mu.Lock()
+	got := t.buf.String()
+	t.mu.Unlock()
+	if len(got) > 2000 {
+		got = "..." + got[len(got)-2000:]
+	}
+	t.tb.Fatalf("Ctrl-C did not interrupt the cell; output so far:\n%q", got)
 }

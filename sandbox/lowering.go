@@ -1,0 +1,80 @@
+package sandbox
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/replhost/replhost/lower"
+	"github.com/traefik/yaegi/interp"
+)
+
+// lowerTriggers are the words whose presence in a cell may need the front
+// end: yaegi v0.16.1 cannot run range over int or func, the builtins min,
+// max and clear, generics, or the generic packages. A cell with none of them,
+// in a session that declared no generics, goes to yaegi as typed: the
+// type-check costs milliseconds on a long session, and the round trip of
+// `1+2` must stay under one.
+var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~"}
+
+// needsLowering is the cheap syntactic test before the typed front end.
+func needsLowering(cell string, sessionHasGenerics bool) bool {
+	if sessionHasGenerics {
+		return true
+	}
+	for _, w := range lowerTriggers {
+		if strings.Contains(cell, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// genericDecl guesses whether a cell declares a generic function or type:
+// from then on every cell may instantiate one implicitly.
+func genericDecl(cell string) bool {
+	return strings.Contains(cell, "[") && (strings.Contains(cell, "func") || strings.Contains(cell, "type"))
+}
+
+// lowerCell runs the typed front end on cell when it may need it, and
+// returns what the interpreter runs. A type error is the user's, at the
+// user's line and column.
+func (in *Interp) lowerCell(cell string) (string, error) {
+	if in.lower == nil || !needsLowering(cell, in.generics) {
+		return cell, nil
+	}
+	out, err := in.lower.Lower(cell)
+	var le *lower.Error
+	if errors.As(err, &le) && !strings.HasPrefix(le.Msg, "expected ") {
+		return "", errorAt(le.Line, le.Col, le.Msg)
+	}
+	if err != nil {
+		// The cell parsed here, so a parse error there, or any other
+		// failure, is a limitation of the front end: let yaegi judge.
+		return cell, nil
+	}
+	return out, nil
+}
+
+// committed tells the front end that cell ran: context for later cells.
+func (in *Interp) committed(cell string) {
+	if in.lower == nil {
+		return
+	}
+	in.lower.Commit(cell)
+	if genericDecl(cell) {
+		in.generics = true
+	}
+}
+
+// lowerSymbols are the standard symbols newer than yaegi's Go 1.22 tables
+// (strings.Lines, os.CopyFS, ...), kept to the allowed packages.
+func lowerSymbols(a Allowlist) interp.Exports {
+	out := interp.Exports{}
+	for key, syms := range lower.Symbols {
+		slash := strings.LastIndex(key, "/")
+		if slash > 0 && a.Allowed(key[:slash]) {
+			out[key] = syms
+		}
+	}
+	return out
+}
