@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +59,9 @@ type WorkerOptions struct {
 // own process group, and killed with the host. It satisfies the same
 // contract as *Interp. It is safe for concurrent use; requests run one at a
 // time, Complete may run alongside.
+//
+// Lock order: opMu or completeMu, then mu or the frame writer's lock; mu is
+// never held while writing to the socket or to Stdout/Stderr.
 type Worker struct {
 	cmd   *exec.Cmd
 	pid   int
@@ -73,7 +74,7 @@ type Worker struct {
 	replies     chan reply  // the reply of the request in flight
 	completions chan []byte // the reply of Complete
 	udfCredits  chan struct{}
-	dropOutput  atomic.Bool // an interrupt was sent: output until the result is dropped
+	dropOutput  atomic.Bool // an interrupt was sent: output up to the reply is dropped
 
 	opMu       sync.Mutex // one request at a time: init, eval, udf list or call
 	completeMu sync.Mutex // one Complete at a time
@@ -94,166 +95,6 @@ type reply struct {
 	payload []byte
 }
 
-// StartWorker starts a worker process for the session of opts and returns
-// when it is ready to evaluate: confined, in its session directory.
-func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
-	w, err := spawnWorker(ctx, opts.Executable, opts.Args, opts.StartTimeout)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.configure(ctx, opts); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
-}
-
-// spawnWorker starts a worker process and waits for its handshake. The
-// worker is idle and unconfined until configure.
-func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Duration) (*Worker, error) {
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("start worker: %w", err)
-		}
-	}
-	if args == nil {
-		args = []string{"worker"}
-	}
-	if timeout <= 0 {
-		timeout = defaultStartTimeout
-	}
-	host, child, err := socketPair()
-	if err != nil {
-		return nil, fmt.Errorf("start worker: %w", err)
-	}
-	log := newCrashLog()
-	cmd := workerCommand(exe, args, child, log)
-	err = startProcess(cmd)
-	child.Close()
-	if err != nil {
-		host.Close()
-		return nil, fmt.Errorf("start worker: %w", err)
-	}
-	w := &Worker{
-		cmd:         cmd,
-		pid:         cmd.Process.Pid,
-		conn:        host,
-		fw:          &frameWriter{w: host},
-		log:         log,
-		ready:       make(chan struct{}),
-		dead:        make(chan struct{}),
-		replies:     make(chan reply, 1),
-		completions: make(chan []byte, 1),
-		udfCredits:  make(chan struct{}, udfWindow),
-		stdout:      io.Discard,
-		stderr:      io.Discard,
-	}
-	readerDone := make(chan struct{})
-	go w.read(readerDone)
-	go w.wait(readerDone)
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-w.ready:
-		return w, nil
-	case <-w.dead:
-		return nil, fmt.Errorf("start worker: exited before ready: %s", w.crashReason())
-	case <-t.C:
-		w.kill("not ready within " + timeout.String())
-	case <-ctx.Done():
-		w.kill("start canceled")
-	}
-	<-w.dead
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return nil, fmt.Errorf("start worker: not ready within %v", timeout)
-}
-
-// configure gives an idle worker its session: output writers, memory cap,
-// then the init request, on which the worker confines itself.
-func (w *Worker) configure(ctx context.Context, opts WorkerOptions) error {
-	if opts.Dir == "" {
-		return errors.New("sandbox: WorkerOptions.Dir is required")
-	}
-	dir, err := filepath.Abs(opts.Dir)
-	if err != nil {
-		return err
-	}
-	// Landlock grants access to what exists when the worker confines
-	// itself; the working directory has to exist too.
-	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o755); err != nil {
-		return fmt.Errorf("session directory: %w", err)
-	}
-	memory := opts.Memory
-	if memory <= 0 {
-		memory = DefaultMemory
-	}
-	outputCap := opts.OutputCap
-	switch {
-	case outputCap == 0:
-		outputCap = DefaultOutputCap
-	case outputCap < 0:
-		outputCap = 0
-	}
-	name := filepath.Base(dir) + "-" + strconv.Itoa(w.pid)
-	mem := limitMemory(w.pid, name, memory, !opts.noCgroup, w.kill)
-	w.mu.Lock()
-	w.stdout, w.stderr = orDiscard(opts.Stdout), orDiscard(opts.Stderr)
-	w.mem, w.memory = mem, memory
-	w.mu.Unlock()
-
-	w.opMu.Lock()
-	defer w.opMu.Unlock()
-	init := initMsg{
-		Dir:       dir,
-		Allow:     opts.Allow.extra,
-		Net:       netAllowed(opts.Allow) && !opts.denyNet,
-		Memory:    memory,
-		OutputCap: outputCap,
-	}
-	if err := w.fw.send(msgInit, mustJSON(init)); err != nil {
-		return fmt.Errorf("init worker: %w", w.crashError())
-	}
-	select {
-	case r := <-w.replies:
-		if len(r.payload) > 0 {
-			return fmt.Errorf("init worker: %s", r.payload)
-		}
-		return nil
-	case <-w.dead:
-		return fmt.Errorf("init worker: %w", w.crashError())
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// warm has an idle worker make and drop an interpreter, which makes
-// configure about twice as fast.
-func (w *Worker) warm(ctx context.Context) error {
-	w.opMu.Lock()
-	defer w.opMu.Unlock()
-	if err := w.fw.send(msgWarm, nil); err != nil {
-		return w.crashError()
-	}
-	select {
-	case <-w.replies:
-		return nil
-	case <-w.dead:
-		return w.crashError()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
-}
-
 // read dispatches the worker's frames until the socket closes: output to
 // the writers as it comes, replies to the request waiting for them.
 func (w *Worker) read(done chan<- struct{}) {
@@ -262,8 +103,11 @@ func (w *Worker) read(done chan<- struct{}) {
 	br := bufio.NewReaderSize(w.conn, 64<<10)
 	for {
 		typ, p, err := readFrame(br)
+		if errors.Is(err, errFrameTooLarge) {
+			w.kill("protocol error: " + err.Error())
+		}
 		if err != nil {
-			return
+			return // the worker ended
 		}
 		switch typ {
 		case msgReady:
@@ -286,6 +130,9 @@ func (w *Worker) read(done chan<- struct{}) {
 			default: // a reply nobody waits for any more
 			}
 		default:
+			// The output of an interrupted request is dropped up to its
+			// reply, which follows all of it.
+			w.dropOutput.Store(false)
 			select {
 			case w.replies <- reply{typ, p}:
 			default: // not a reply of a request in flight: the worker is confused

@@ -141,11 +141,12 @@ func (ws *workerSide) init(p []byte) error {
 	reg := &udf.Registry{}
 	stderr := streamWriter{ws.out, msgStderr}
 	in, err := NewInterp(Options{
-		Dir:    m.Dir,
-		Allow:  NewAllowlist(m.Allow),
-		Stdout: streamWriter{ws.out, msgStdout},
-		Stderr: stderr,
-		Use:    []interp.Exports{udf.Exports(reg, stderr)},
+		Dir:     m.Dir,
+		WorkDir: files, // relative names resolve in the process's own working directory
+		Allow:   NewAllowlist(m.Allow),
+		Stdout:  streamWriter{ws.out, msgStdout},
+		Stderr:  stderr,
+		Use:     []interp.Exports{udf.Exports(reg, stderr)},
 	})
 	if err != nil {
 		return err

@@ -75,6 +75,11 @@ func TestWorkerComplete(t *testing.T) {
 	}
 }
 
+// startedSoon prints "started" a little after the cell that follows it
+// began: an interrupt sent then finds that cell running. (An interrupt that
+// comes between two units of a cell stops it before the next unit.)
+const startedSoon = "go func() {\n\ttime.Sleep(200 * time.Millisecond)\n\tfmt.Println(\"started\")\n}()"
+
 // interruptAfter returns a context canceled once the worker wrote mark,
 // so that the cell is known to run when the interrupt comes.
 func interruptAfter(t *testing.T, out *syncBuffer, mark string) context.Context {
@@ -91,9 +96,10 @@ func interruptAfter(t *testing.T, out *syncBuffer, mark string) context.Context 
 
 func TestWorkerInterruptLoopKeepsState(t *testing.T) {
 	w, out := startWorker(t, "", WorkerOptions{})
-	mustEval(t, w, `import "fmt"; n := 5`, false)
+	mustEval(t, w, "import (\"fmt\"; \"time\")\nn := 5", false)
 	pid := w.PID()
-	err := w.Eval(interruptAfter(t, out, "go"), `fmt.Println("go"); for {}`, false)
+	mustEval(t, w, startedSoon, false)
+	err := w.Eval(interruptAfter(t, out, "started"), `for {}`, false)
 	if !errors.Is(err, context.Canceled) || errors.As(err, new(*CrashError)) {
 		t.Fatalf("err = %v; want context.Canceled and no crash", err)
 	}
@@ -107,7 +113,8 @@ func TestWorkerInterruptLoopKeepsState(t *testing.T) {
 func TestWorkerInterruptNativeBlockEndsWorker(t *testing.T) {
 	w, out := startWorker(t, "", WorkerOptions{})
 	mustEval(t, w, `import ("fmt"; "time")`, false)
-	err := w.Eval(interruptAfter(t, out, "go"), `fmt.Println("go"); time.Sleep(time.Hour)`, false)
+	mustEval(t, w, startedSoon, false)
+	err := w.Eval(interruptAfter(t, out, "started"), `time.Sleep(time.Hour)`, false)
 	var crash *CrashError
 	if !errors.Is(err, context.Canceled) || !errors.As(err, &crash) {
 		t.Fatalf("err = %v; want context.Canceled and a *CrashError", err)
@@ -251,3 +258,110 @@ func TestWorkerOutputCap(t *testing.T) {
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
+
+func TestWorkerCrashBetweenCells(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{})
+	mustEval(t, w, `import "time"`, false)
+	mustEval(t, w, "go func() {\n\ttime.Sleep(100 * time.Millisecond)\n\tpanic(\"late\")\n}()", false)
+	<-w.dead
+	var crash *CrashError
+	if err := w.Eval(context.Background(), "1", false); !errors.As(err, &crash) || !strings.Contains(crash.Reason, "panic: late") {
+		t.Errorf("Eval after a crash between cells: %v; want a *CrashError with panic: late", err)
+	}
+	if got := w.Complete("ti"); got != nil {
+		t.Errorf("Complete on a dead worker: %q; want nil", got)
+	}
+}
+
+func TestWorkerCloseDuringEval(t *testing.T) {
+	w, out := startWorker(t, "", WorkerOptions{})
+	done := make(chan error, 1)
+	go func() {
+		done <- w.Eval(context.Background(), "import \"fmt\"\nfmt.Println(\"started\")\nfor {\n}", false)
+	}()
+	for i := 0; i < 1000 && !strings.Contains(out.String(), "started"); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := w.Complete("fm"); strings.Join(got, " ") != "fmt" {
+		t.Errorf("Complete while a cell runs: %q; want fmt", got)
+	}
+	w.Close()
+	if err := <-done; !errors.Is(err, ErrClosed) {
+		t.Errorf("Eval in flight during Close: %v; want ErrClosed", err)
+	}
+}
+
+func TestWorkerMemoryWatcherKills(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{noCgroup: true})
+	if w.mem.dir != "" {
+		t.Fatalf("worker in cgroup %s; want the RSS watcher", w.mem.dir)
+	}
+	err := w.Eval(context.Background(), "var s []int\nchunk := make([]int, 1<<16)\nfor {\n\ts = append(s, chunk...)\n}", false)
+	var crash *CrashError
+	if !errors.As(err, &crash) || crash.Reason != "killed at memory cap 256MiB" {
+		t.Errorf("err = %v; want a crash killed at memory cap 256MiB", err)
+	}
+}
+
+func TestStartWorkerFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		exe  string
+		args []string
+		want string
+	}{
+		{"exits-before-ready", "/bin/sh", []string{"-c", "echo 'fatal error: no luck' >&2; exit 3"}, "exited before ready: fatal error: no luck"},
+		{"never-ready", "/bin/sleep", []string{"10"}, "not ready within 200ms"},
+		{"not-found", "/nonexistent/replhost", nil, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := StartWorker(context.Background(), WorkerOptions{Dir: t.TempDir(), Executable: tt.exe, Args: tt.args, StartTimeout: 200 * time.Millisecond})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("StartWorker = %v, %v; want an error containing %q", w, err, tt.want)
+			}
+		})
+	}
+	if _, err := StartWorker(context.Background(), WorkerOptions{}); err == nil {
+		t.Error("StartWorker without Dir: no error")
+	}
+}
+
+func TestLandlockAvailable(t *testing.T) {
+	if err := LandlockAvailable(); err != nil {
+		t.Errorf("LandlockAvailable() = %v; this machine has Landlock ABI 7", err)
+	}
+}
+
+func TestCrashLogReason(t *testing.T) {
+	tests := []struct {
+		name, log, want string
+	}{
+		{"stack-overflow-prefers-the-limit", "runtime: goroutine stack exceeds 1000000000-byte limit\nruntime: sp=0xc0200e0390 stack=[0xc0200e0000, 0xc0400e0000]\nfatal error: stack overflow\n\ngoroutine 1 [running]:\n", "runtime: goroutine stack exceeds 1000000000-byte limit"},
+		{"fatal-error", "fatal error: concurrent map writes\n\ngoroutine 9 [running]:\nmain.f()\n", "fatal error: concurrent map writes"},
+		{"panic", "panic: x [recovered, repanicked]\n\ngoroutine 7 [running]:\n", "panic: x [recovered, repanicked]"},
+		{"out-of-memory", "runtime: out of memory: cannot allocate 8589934592-byte block (3997696 in use)\nfatal error: out of memory\n", "fatal error: out of memory"},
+		{"last-line-without-reason", "something\nthe end\n", "the end"},
+		{"partial-line", "no newline", "no newline"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCrashLog()
+			for _, b := range []byte(tt.log) { // byte by byte: lines span writes
+				c.Write([]byte{b})
+			}
+			if got := c.Reason(); got != tt.want {
+				t.Errorf("Reason() = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{4 << 20: "4MiB", 512 << 20: "512MiB", 1 << 30: "1GiB", 1536: "1536B", 3 << 10: "3KiB", 1000: "1000B"} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q; want %q", n, got, want)
+		}
+	}
+}

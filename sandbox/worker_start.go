@@ -1,0 +1,172 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// StartWorker starts a worker process for the session of opts and returns
+// when it is ready to evaluate: confined, in its session directory.
+func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
+	w, err := spawnWorker(ctx, opts.Executable, opts.Args, opts.StartTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.configure(ctx, opts); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// spawnWorker starts a worker process and waits for its handshake. The
+// worker is idle and unconfined until configure.
+func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Duration) (*Worker, error) {
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("start worker: %w", err)
+		}
+	}
+	if args == nil {
+		args = []string{"worker"}
+	}
+	if timeout <= 0 {
+		timeout = defaultStartTimeout
+	}
+	host, child, err := socketPair()
+	if err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	log := newCrashLog()
+	cmd := workerCommand(exe, args, child, log)
+	err = startProcess(cmd)
+	child.Close()
+	if err != nil {
+		host.Close()
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	w := &Worker{
+		cmd:         cmd,
+		pid:         cmd.Process.Pid,
+		conn:        host,
+		fw:          &frameWriter{w: host},
+		log:         log,
+		ready:       make(chan struct{}),
+		dead:        make(chan struct{}),
+		replies:     make(chan reply, 1),
+		completions: make(chan []byte, 1),
+		udfCredits:  make(chan struct{}, udfWindow),
+		stdout:      io.Discard,
+		stderr:      io.Discard,
+	}
+	readerDone := make(chan struct{})
+	go w.read(readerDone)
+	go w.wait(readerDone)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-w.ready:
+		return w, nil
+	case <-w.dead:
+		return nil, fmt.Errorf("start worker: exited before ready: %s", w.crashReason())
+	case <-t.C:
+		w.kill("not ready within " + timeout.String())
+	case <-ctx.Done():
+		w.kill("start canceled")
+	}
+	<-w.dead
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, fmt.Errorf("start worker: not ready within %v", timeout)
+}
+
+// configure gives an idle worker its session: output writers, memory cap,
+// then the init request, on which the worker confines itself.
+func (w *Worker) configure(ctx context.Context, opts WorkerOptions) error {
+	if opts.Dir == "" {
+		return errors.New("sandbox: WorkerOptions.Dir is required")
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return err
+	}
+	// Landlock grants access to what exists when the worker confines
+	// itself; the working directory has to exist too.
+	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o755); err != nil {
+		return fmt.Errorf("session directory: %w", err)
+	}
+	memory := opts.Memory
+	if memory <= 0 {
+		memory = DefaultMemory
+	}
+	outputCap := opts.OutputCap
+	switch {
+	case outputCap == 0:
+		outputCap = DefaultOutputCap
+	case outputCap < 0:
+		outputCap = 0
+	}
+	name := filepath.Base(dir) + "-" + strconv.Itoa(w.pid)
+	mem := limitMemory(w.pid, name, memory, !opts.noCgroup, w.kill)
+	w.mu.Lock()
+	w.stdout, w.stderr = orDiscard(opts.Stdout), orDiscard(opts.Stderr)
+	w.mem, w.memory = mem, memory
+	w.mu.Unlock()
+
+	w.opMu.Lock()
+	defer w.opMu.Unlock()
+	init := initMsg{
+		Dir:       dir,
+		Allow:     opts.Allow.extra,
+		Net:       netAllowed(opts.Allow) && !opts.denyNet,
+		Memory:    memory,
+		OutputCap: outputCap,
+	}
+	if err := w.fw.send(msgInit, mustJSON(init)); err != nil {
+		return fmt.Errorf("init worker: %w", w.crashError())
+	}
+	select {
+	case r := <-w.replies:
+		if len(r.payload) > 0 {
+			return fmt.Errorf("init worker: %s", r.payload)
+		}
+		return nil
+	case <-w.dead:
+		return fmt.Errorf("init worker: %w", w.crashError())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// warm has an idle worker make and drop an interpreter, which makes
+// configure about twice as fast.
+func (w *Worker) warm(ctx context.Context) error {
+	w.opMu.Lock()
+	defer w.opMu.Unlock()
+	if err := w.fw.send(msgWarm, nil); err != nil {
+		return w.crashError()
+	}
+	select {
+	case <-w.replies:
+		return nil
+	case <-w.dead:
+		return w.crashError()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
