@@ -117,6 +117,11 @@ func (c *cell) blank(k unitKind) []byte {
 	for _, u := range c.units {
 		if u.kind == k {
 			copy(out[u.start:u.end], c.src[u.start:u.end])
+			// Units on one line were separated by a ';' that is not part
+			// of either: keep one after the unit (`import "os"; import "fmt"`).
+			if u.end < len(out) && out[u.end] != '\n' {
+				out[u.end] = ';'
+			}
 		}
 	}
 	return out

@@ -24,6 +24,9 @@ func TestLowerReportsTypeErrors(t *testing.T) {
 		{name: "syntax", cell: "x := (1", want: "1:8: expected ')', found newline"},
 		{name: "type-of-later-cell", context: []string{"type P struct{ x int }", "func (p P) get() int { return p.x }"}, cell: "P{1}.get()"},
 		{name: "partial-redefine", cell: "a, err := 1, error(nil)\nb, err := 2, error(nil)\n_, _ = a, b"},
+		{name: "imports-on-one-line", cell: "import \"os\"; import \"fmt\"\nb, _ := os.ReadFile(\"x\")\nfmt.Println(b[0])"},
+		{name: "decl-and-stmt-on-one-line", cell: "func f() int { return 1 }; x := f(); import \"fmt\"; fmt.Println(x, min(x, 2))"},
+		{name: "error-after-imports-on-one-line", cell: "import \"os\"; import \"fmt\"; fmt.Println(os.Args + 1)", want: "1:40: invalid operation: os.Args + 1 (mismatched types []string and untyped int)"},
 		{name: "unused-local-in-func", cell: "func f() { x := 1 }", want: "1:12: declared and not used: x"},
 	}
 	for _, tt := range tests {
