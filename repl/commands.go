@@ -69,7 +69,12 @@ func (it *interaction) meta(line string) (done bool, code int) {
 	case ":paste":
 		it.paste()
 	case ":udfs":
-		it.run(`__rh.ListUDFs()`)
+		list, err := s.UDFs(it.ctx)
+		if err != nil {
+			fmt.Fprintf(it.out, "error: %v\n", err)
+			return false, 0
+		}
+		printUDFs(it.out, list)
 	case ":quit", ":q", ":exit":
 		s.m.Kill(s.owner, s.id)
 		fmt.Fprintf(it.out, "session %s ended\n", s.id)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/replhost/replhost/lower"
+	"github.com/replhost/replhost/udf"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -51,6 +52,7 @@ type Interp struct {
 	names   *nameIndex
 	closed  bool
 
+	reg      *udf.Registry  // the session's UDFs, when this interpreter holds them
 	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
 	generics bool           // the session declared generics: every cell is lowered
 }
@@ -102,6 +104,9 @@ func NewInterp(opts Options) (*Interp, error) {
 		return nil, fmt.Errorf("load result helper: %w", err)
 	}
 	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex()}
+	if err := in.ensureUDF(opts, filter); err != nil {
+		return nil, fmt.Errorf("load udf: %w", err)
+	}
 	if !opts.NoLowering {
 		classes := ""
 		if opts.Dir != "" {
@@ -209,6 +214,9 @@ func (in *Interp) run(ctx context.Context, src string) (v reflect.Value, err err
 		// an interpreted loop takes to see the stop (microseconds; 1.5 ms
 		// measured under load), with a wide margin.
 		time.Sleep(stopGrace)
+		// After a stopped Eval, functions called from Go (UDFs) return
+		// zero values until the next Eval: an empty one sets them right.
+		in.yi.Eval("")
 		return v, ctxErr
 	}
 	var p interp.Panic

@@ -27,6 +27,7 @@ func (s *Server) execCommands() map[string]execCommand {
 		"kill":      {"kill UUID", s.cmdKill},
 		"help":      {"help", s.cmdHelp},
 		"artifacts": {artifactsUsage, s.cmdArtifacts},
+		"udf":       {udfUsage, s.cmdUDF},
 	}
 }
 
