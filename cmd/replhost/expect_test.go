@@ -69,3 +69,18 @@ func TestOpenSSHScript(t *testing.T) {
 		t.Errorf("failing program: %q %q %d; want start, one error line at line 3, status 1", out, errOut, code)
 	}
 }
+
+// Bracketed paste of a 30-line function: one cell, run once.
+func TestExpectPaste(t *testing.T) {
+	needTool(t, "expect")
+	needTool(t, "ssh")
+	h := startHostProc(t, filepath.Join(t.TempDir(), "root"))
+	script, _ := filepath.Abs("../../testdata/expect/paste.exp")
+	block, _ := filepath.Abs("../../testdata/expect/paste_block.go.txt")
+	cmd := exec.Command("expect", append([]string{script, block}, h.sshArgs(t)...)...)
+	cmd.Dir = filepath.Dir(h.Root)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !regexp.MustCompile(`(?m)^ok [0-9a-f-]{36}$`).Match(out) {
+		t.Fatalf("expect paste.exp: %v\n%s\nhost log:\n%s", err, out, h.Log())
+	}
+}
