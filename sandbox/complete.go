@@ -99,6 +99,15 @@ func (in *Interp) Complete(word string) []string {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var cands []string
+	if prefix, ok := strings.CutPrefix(word, `"`); ok {
+		// Inside an import string: the importable standard packages.
+		for _, p := range in.packagePaths() {
+			if strings.HasPrefix(p, prefix) {
+				cands = append(cands, `"`+p)
+			}
+		}
+		return cands
+	}
 	if pkg, member, ok := strings.Cut(word, "."); ok {
 		if path, ok := x.imports[pkg]; ok {
 			for _, m := range packageMembers(in.exports, path) {
@@ -123,6 +132,9 @@ func (in *Interp) Complete(word string) []string {
 	for n := range x.imports {
 		add(n)
 	}
+	for _, p := range in.packagePaths() {
+		add(p[strings.LastIndex(p, "/")+1:]) // a package not imported yet
+	}
 	sort.Strings(cands)
 	return dedupe(cands)
 }
@@ -135,4 +147,16 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// packagePaths lists the standard packages the session may import, sorted.
+func (in *Interp) packagePaths() []string {
+	paths := make([]string, 0, len(in.exports))
+	for key := range in.exports {
+		if slash := strings.LastIndex(key, "/"); slash > 0 && !strings.HasPrefix(key, "replhost.internal") {
+			paths = append(paths, key[:slash])
+		}
+	}
+	sort.Strings(paths)
+	return paths
 }

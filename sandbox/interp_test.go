@@ -148,7 +148,14 @@ func TestComplete(t *testing.T) {
 	if err := in.Eval(context.Background(), "import \"strings\"\nfunc myFunc() {}\nmyVar := 1", false); err != nil {
 		t.Fatal(err)
 	}
-	for word, want := range map[string]string{"my": "myFunc myVar", "strings.ToU": "strings.ToUpper strings.ToUpperSpecial", "stri": "string strings"} {
+	for word, want := range map[string]string{
+		"my":          "myFunc myVar",
+		"strings.ToU": "strings.ToUpper strings.ToUpperSpecial",
+		"stri":        "string strings",
+		"strc":        "strconv",
+		`"encoding/j`: `"encoding/json`,
+		`"os/e`:       "", // not allowed
+	} {
 		if got := strings.Join(in.Complete(word), " "); got != want {
 			t.Errorf("Complete(%q) = %q; want %q", word, got, want)
 		}

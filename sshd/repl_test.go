@@ -79,6 +79,19 @@ func TestInteractiveBasics(t *testing.T) {
 	term.Send("add(1, 1)\r")
 	term.Expect(`\r\n2\r\n`)
 
+	// Tab completes a package path, then a member.
+	term.Send("import \"strc\t")
+	term.Expect(`import "strconv`)
+	term.Send("\"\r")
+	term.Expect(`go> `)
+	term.Send("strconv.Itoa(4\t")
+	term.Send("2)\r")
+	term.Expect(`\r\n"42"\r\n`)
+	term.Send("strconv.Quot\t")
+	term.Expect(`Quote`)
+	term.Send("\x03") // clear the line
+	term.Expect(`go> `)
+
 	term.Send(":session\r")
 	term.Expect(`session ` + id + `\r\ndirectory .*` + id + `\r\nuser alice\r\n`)
 	term.Send(":quit\r")
