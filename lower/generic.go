@@ -132,7 +132,7 @@ func (ctx *lowerCtx) siteOf(obj types.Object) *site {
 		if ctx.sites == nil {
 			ctx.sites = map[string]*site{}
 			for _, c := range ctx.chk.cells {
-				cd := &code{src: c.src, off: c.offset, info: ctx.chk.info}
+				cd := &code{src: c.src, off: c.offset, info: ctx.chk.info, mark: c == ctx.chk.cur && !hasMarks(c.src)}
 				idx := c.index
 				indexSites(ctx.sites, cd, c.decls, ctx.chk.info, func(name string) string { return fmt.Sprintf("main.%d.%s", idx, name) })
 			}

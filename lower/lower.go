@@ -10,15 +10,16 @@ import (
 )
 
 // lowerCell rewrites the current cell of chk; it returns the code for the
-// interpreter and the names of the declarations it added. The output is,
+// interpreter, the map from it back to the cell (nil: unchanged) and the
+// names of the declarations it added. The output is,
 // when anything changed: the imports, then every declaration (the added
 // helpers and instances first), then the statements in their order, which
 // is what `go run` does with the same code as a program. A cell whose
 // declarations use variables its own statements define keeps its order.
-func lowerCell(s *Session, chk *checked) (string, []string, error) {
+func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	c := chk.cur
 	ctx := newLowerCtx(s, chk)
-	r := newRewriter(ctx, &code{src: c.src, off: c.offset, info: chk.info}, nil)
+	r := newRewriter(ctx, &code{src: c.src, off: c.offset, info: chk.info, mark: !hasMarks(c.src)}, nil)
 	r.facts = collectFacts(chk.info, c.file)
 	for _, d := range c.hoisted {
 		r.facts.merge(collectFacts(chk.info, d))
@@ -75,7 +76,7 @@ func lowerCell(s *Session, chk *checked) (string, []string, error) {
 		r.wrapped = false
 	}
 	if ctx.err != nil {
-		return string(c.src), nil, nil // a limitation: let the interpreter judge the cell
+		return string(c.src), nil, nil, nil // a limitation: let the interpreter judge the cell
 	}
 	changed = changed || len(r.edits) > 0 || len(ctx.decls) > 0 || len(ctx.aliases) > 0
 
@@ -93,7 +94,7 @@ func lowerCell(s *Session, chk *checked) (string, []string, error) {
 		}
 	}
 	if !changed && !stmtFirst {
-		return string(c.src), nil, nil
+		return string(c.src), nil, nil, nil
 	}
 	reorder := stmtFirst && !declsUseCellVars(c, chk.info)
 	if reorder {
@@ -132,7 +133,8 @@ func lowerCell(s *Session, chk *checked) (string, []string, error) {
 		b.WriteString("\n")
 	}
 	addDecls()
-	return b.String(), ctx.added, nil
+	out, m := stripMarks(b.String(), c.src)
+	return out, m, ctx.added, nil
 }
 
 // isGenericDecl reports a function with type parameters, a method of a

@@ -14,6 +14,9 @@ type code struct {
 	src  []byte
 	off  func(token.Pos) int // offset of a position in src
 	info *types.Info
+	// mark says src is the cell being lowered: its text is marked with
+	// where it comes from, for the SourceMap (see srcmap.go).
+	mark bool
 }
 
 // edit replaces src[start:end] by text.
@@ -103,16 +106,35 @@ func (r *rewriter) text(start, end int) string {
 		return in[i].seq < in[j].seq
 	})
 	var b strings.Builder
+	mark := r.code.mark
+	verbatim := func(from, to int) {
+		if from == to {
+			return
+		}
+		if mark {
+			b.WriteString(openMark(markVerbatim, from))
+		}
+		b.Write(r.code.src[from:to])
+		if mark {
+			b.WriteRune(markEnd)
+		}
+	}
 	at := start
 	for _, e := range in {
 		if e.start < at {
 			continue // overlapped by an earlier edit
 		}
-		b.Write(r.code.src[at:e.start])
+		verbatim(at, e.start)
+		if mark {
+			b.WriteString(openMark(markSynth, e.start))
+		}
 		b.WriteString(e.text)
+		if mark {
+			b.WriteRune(markEnd)
+		}
 		at = e.end
 	}
-	b.Write(r.code.src[at:end])
+	verbatim(at, end)
 	return b.String()
 }
 

@@ -94,25 +94,33 @@ func (s *Session) importSet() map[string]string {
 // error is returned as *Error. Cells the model cannot judge (an import it
 // cannot resolve) are returned unchanged, for the interpreter to decide.
 func (s *Session) Lower(cellSrc string) (string, error) {
+	out, _, err := s.LowerMap(cellSrc)
+	return out, err
+}
+
+// LowerMap is Lower that also returns the map from positions in the code
+// it returns back to the user's cell, for the interpreter's errors (nil
+// when the code is the cell itself).
+func (s *Session) LowerMap(cellSrc string) (string, *SourceMap, error) {
 	s.last = nil
 	c, err := parseCell(s.fset, len(s.cells), cellSrc, s.importSet())
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	s.last = &lowered{src: cellSrc, cell: c}
 	chk, err := s.check(c)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if chk.passthrough {
-		return cellSrc, nil
+		return cellSrc, nil, nil
 	}
-	out, emitted, err := lowerCell(s, chk)
+	out, m, emitted, err := lowerCell(s, chk)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	s.last.emitted = emitted
-	return out, nil
+	return out, m, nil
 }
 
 // checked is the result of type-checking the session plus one cell.

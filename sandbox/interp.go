@@ -136,7 +136,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err := in.checkImports(units); err != nil {
 		return err
 	}
-	src, err := in.lowerCell(cell)
+	src, back, err := in.lowerCell(cell)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	}
 	for _, g := range groupUnits(src, units) {
 		if err := in.evalUnit(ctx, g, show); err != nil {
-			return err
+			return back(err)
 		}
 		in.names.learn(g)
 	}

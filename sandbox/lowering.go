@@ -36,23 +36,48 @@ func genericDecl(cell string) bool {
 }
 
 // lowerCell runs the typed front end on cell when it may need it, and
-// returns what the interpreter runs. A type error is the user's, at the
-// user's line and column.
-func (in *Interp) lowerCell(cell string) (string, error) {
+// returns what the interpreter runs, with back, which moves the position of
+// an error the interpreter reports in that code to the user's cell. A type
+// error is the user's, at the user's line and column.
+func (in *Interp) lowerCell(cell string) (src string, back func(error) error, err error) {
+	same := func(err error) error { return err }
 	if in.lower == nil || !needsLowering(cell, in.generics) {
-		return cell, nil
+		return cell, same, nil
 	}
-	out, err := in.lower.Lower(cell)
+	out, m, err := in.lower.LowerMap(cell)
 	var le *lower.Error
 	if errors.As(err, &le) && !strings.HasPrefix(le.Msg, "expected ") {
-		return "", errorAt(le.Line, le.Col, le.Msg)
+		return "", same, errorAt(le.Line, le.Col, le.Msg)
 	}
 	if err != nil {
 		// The cell parsed here, so a parse error there, or any other
 		// failure, is a limitation of the front end: let yaegi judge.
-		return cell, nil
+		return cell, same, nil
 	}
-	return out, nil
+	if m == nil {
+		return out, same, nil
+	}
+	return out, func(err error) error { return userError(err, m) }, nil
+}
+
+// userError moves the position of an error of the interpreter in lowered
+// code to the user's cell. Code the lowering added has no place there: the
+// error keeps its message without a position.
+func userError(err error, m *lower.SourceMap) error {
+	var ev *EvalError
+	if !errors.As(err, &ev) {
+		return err
+	}
+	out := *ev
+	out.Msg = lower.CleanMessage(ev.Msg)
+	if ev.Line > 0 {
+		line, col, ok := m.Pos(ev.Line, ev.Col)
+		if !ok {
+			line, col = 0, 0
+		}
+		out.Line, out.Col = line, col
+	}
+	return &out
 }
 
 // committed tells the front end that cell ran: context for later cells.

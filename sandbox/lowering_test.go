@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// Errors of the interpreter in a cell the front end rewrote are reported at
+// the user's line and column. yaegi places a run-time panic at the entry of
+// the function, or of the top-level statement, in which it happens.
+func TestLoweredCellErrorsAtUserPositions(t *testing.T) {
+	tests := []struct {
+		name string
+		cell string
+		want string
+	}{
+		{
+			// min becomes a helper declared above the cell's code; the loop
+			// header is rewritten.
+			name: "panic-in-range-int-loop",
+			cell: "import \"fmt\"\nxs := []int{min(3, len(fmt.Sprint())), 5}\nfor i := range 3 { fmt.Println(xs[i]) }",
+			want: "3:1: panic: reflect: slice index out of range",
+		},
+		{
+			name: "panic-in-function-called-from-loop",
+			cell: "n := max(len(\"ab\"), 1)\nfunc check(i int) {\n\tif i == n { panic(\"boom\") }\n}\nfor i := range 3 { check(i) }",
+			want: "3:5: panic: boom",
+		},
+		{
+			name: "panic-in-generic-instance",
+			cell: "import \"fmt\"\nfunc First[T any](xs []T) T {\n\treturn xs[0]\n}\nfmt.Println(First([]int{}))",
+			want: "3:9: panic: reflect: slice index out of range",
+		},
+		{
+			name: "compile-error-in-range-int-loop",
+			cell: "import \"fmt\"\nn := max(len(\"ab\"), 1)\nfor i := range n {\n\ttype T struct{ a int }\n\tfmt.Println(T{i}.a)\n}",
+			want: "5:14: undefined type",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, _ := newTestInterp(t)
+			err := in.Eval(context.Background(), tt.cell, true)
+			var ev *EvalError
+			if !errors.As(err, &ev) {
+				t.Fatalf("got %v; want an *EvalError", err)
+			}
+			if got := ev.Error(); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
