@@ -12,8 +12,16 @@ import (
 
 // BenchmarkWorkerStart measures a worker process from start to its ready
 // handshake (spawn), and to a confined session with its interpreter
-// (session).
+// (session); inproc is an in-process interpreter, for comparison.
 func BenchmarkWorkerStart(b *testing.B) {
+	b.Run("inproc", func(b *testing.B) {
+		root := b.TempDir()
+		for b.Loop() {
+			if _, err := NewInterp(Options{Dir: sessionDir(b, root)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("spawn", func(b *testing.B) {
 		for b.Loop() {
 			w, err := spawnWorker(context.Background(), "", nil, 0)

@@ -85,8 +85,9 @@ func (ws *workerSide) handle(typ byte, p []byte) {
 		}
 		ws.fw.send(msgInitDone, []byte(msg))
 		// Most sessions sit idle: give back the garbage of making the
-		// interpreter (and of warm) now, after the reply.
-		debug.FreeOSMemory()
+		// interpreter (and of warm), after the reply and beside the first
+		// cell.
+		go debug.FreeOSMemory()
 	case msgEval:
 		if len(p) == 0 {
 			return
