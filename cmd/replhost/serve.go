@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replhost/replhost/metrics"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
 	"github.com/replhost/replhost/sshd"
@@ -101,7 +102,13 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		return fmt.Errorf("host key: %w", err)
 	}
 	dir := users.Open(c.root)
-	mgr, err := repl.NewManager(repl.Config{
+	var mgr *repl.Manager
+	var met *metrics.Metrics
+	if c.metricsListen != "" {
+		met = metrics.New(func() map[repl.State]int { return mgr.Counts() })
+		newEval = met.Count(newEval)
+	}
+	mgr, err = repl.NewManager(repl.Config{
 		Root: c.root, NewEvaluator: newEval, SessionTTL: c.sessionTTL,
 		MaxSessionsPerUser: c.maxSessions, Logger: log,
 	})
@@ -127,6 +134,14 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	evictCtx, stopEvict := context.WithCancel(ctx)
 	defer stopEvict()
 	go mgr.RunEvictor(evictCtx, 0)
+	if met != nil {
+		ml, err := net.Listen("tcp", c.metricsListen)
+		if err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		log.Info("metrics listening", "addr", ml.Addr().String())
+		go met.Serve(evictCtx, ml)
+	}
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(l) }()

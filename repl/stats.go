@@ -1,0 +1,16 @@
+package repl
+
+// Counts returns how many sessions the host has in each state, for metrics.
+func (m *Manager) Counts() map[State]int {
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	counts := map[State]int{StateLive: 0, StateDetached: 0, StateRestorable: 0}
+	for _, s := range all {
+		counts[s.Info().State]++
+	}
+	return counts
+}
