@@ -284,6 +284,9 @@ func (w *Worker) Eval(ctx context.Context, cell string, show bool) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // not even sent: a cell started already canceled may not stop
+	}
 	payload := make([]byte, 1, 1+len(cell))
 	if show {
 		payload[0] = 1

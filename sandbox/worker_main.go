@@ -186,7 +186,13 @@ func (ws *workerSide) begin() (*Interp, context.Context, func()) {
 
 func (ws *workerSide) eval(ctx context.Context, in *Interp, end func(), show bool, cell string) {
 	res := resultMsg{Kind: resError, Msg: "worker has no session"}
-	if in != nil {
+	switch {
+	case in == nil:
+	case ctx.Err() != nil:
+		// Interrupted before it began: don't start it, since yaegi may
+		// not stop code it starts with a canceled context.
+		res = resultMsg{Kind: resCanceled}
+	default:
 		err := in.Eval(ctx, cell, show)
 		res = resultOf(err)
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
