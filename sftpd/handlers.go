@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pkg/sftp"
 	"github.com/replhost/replhost/artifacts"
@@ -118,7 +119,24 @@ func (h *handler) Filewrite(r *sftp.Request) (io.WriterAt, error) {
 	if err != nil {
 		return nil, h.status("open", r.Filepath, err)
 	}
+	h.opened(r.Filepath, 1)
 	return &upload{h: h, path: r.Filepath, u: u}, nil
+}
+
+// opened counts the uploads in progress to p up (d = 1) or down (-1).
+func (h *handler) opened(p string, d int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open[p] += d; h.open[p] <= 0 {
+		delete(h.open, p)
+	}
+}
+
+// uploading reports whether an upload to p is in progress.
+func (h *handler) uploading(p string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.open[p] > 0
 }
 
 // upload is an sftp write handle on an artifacts.Upload.
@@ -126,7 +144,10 @@ type upload struct {
 	h    *handler
 	path string
 	u    *artifacts.Upload
+	once sync.Once // ends the handle's count in h.open
 }
+
+func (w *upload) closed() { w.once.Do(func() { w.h.opened(w.path, -1) }) }
 
 func (w *upload) WriteAt(p []byte, off int64) (int, error) {
 	n, err := w.u.WriteAt(p, off)
@@ -139,6 +160,7 @@ func (w *upload) WriteAt(p []byte, off int64) (int, error) {
 // Close commits the upload: this is where a refused archive or an
 // existing file with other bytes is reported.
 func (w *upload) Close() error {
+	defer w.closed()
 	_, err := w.u.Commit("")
 	if errors.Is(err, artifacts.ErrClosed) {
 		return err // aborted already: the client is gone
@@ -148,14 +170,22 @@ func (w *upload) Close() error {
 
 // TransferError is called when the connection ends with the file still
 // open: the upload was cut off, so nothing of it may stay.
-func (w *upload) TransferError(error) { w.u.Abort() }
+func (w *upload) TransferError(error) {
+	w.u.Abort()
+	w.closed()
+}
 
 // Filecmd handles the commands that change things.
 func (h *handler) Filecmd(r *sftp.Request) error {
 	switch r.Method {
 	case "Setstat":
 		// Modes and times are not kept; accept them so that scp -p and
-		// sftp put -p work, but only on what exists.
+		// sftp put -p work, but only on what exists. An fsetstat arrives
+		// here too, with the path of its handle: scp sends one on every
+		// upload before closing it, while the artifact is not visible yet.
+		if h.uploading(r.Filepath) {
+			return nil
+		}
 		_, err := h.stat(r.Filepath, false)
 		return err
 	case "Rename", "PosixRename":
@@ -170,7 +200,15 @@ func (h *handler) Filecmd(r *sftp.Request) error {
 	}
 	switch r.Method {
 	case "Mkdir":
-		return h.status(op, r.Filepath, st.Mkdir(rel))
+		err := st.Mkdir(rel)
+		if errors.Is(err, artifacts.ErrExists) {
+			if fi, serr := st.Lstat(rel); serr == nil && fi.IsDir() {
+				// Not worth a line on stderr: scp -r and sftp put -r
+				// mkdir every folder and go on when it is one already.
+				return &fs.PathError{Op: op, Path: r.Filepath, Err: fs.ErrExist}
+			}
+		}
+		return h.status(op, r.Filepath, err)
 	case "Remove", "Rmdir":
 		fi, err := st.Lstat(rel)
 		if err != nil {
