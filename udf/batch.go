@@ -131,11 +131,15 @@ func (p *pipeline) read(in io.Reader) {
 		}
 		// A record is complete: trim its line ending and check its length.
 		if !long {
-			rec := b.data[recStart:]
-			rec = bytes.TrimSuffix(rec, []byte{'\n'})
-			rec = bytes.TrimSuffix(rec, []byte{'\r'})
-			b.data = b.data[:recStart+len(rec)]
-			if len(rec) > MaxLine {
+			end := len(b.data)
+			if end > recStart && b.data[end-1] == '\n' {
+				end--
+			}
+			if end > recStart && b.data[end-1] == '\r' {
+				end--
+			}
+			b.data = b.data[:end]
+			if end-recStart > MaxLine {
 				b.data, long = b.data[:recStart], true
 			}
 		}

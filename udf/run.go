@@ -34,8 +34,10 @@ var errStopped = errors.New("udf: run stopped")
 //
 // workers goroutines run batches of records in parallel (workers < 1 means
 // GOMAXPROCS). A batch closes at 256 records or 256 KiB, or earlier when
-// the input pauses, and each is one Write to out, so results appear while the input
-// still arrives; a bounded number of batches is in flight, so memory stays
+// the input pauses. The output of batches that are done is gathered into
+// Writes of up to 32 KiB (one SSH packet), and written whenever Run would
+// wait for the next batch, so results appear while the input still
+// arrives; a bounded number of batches is in flight, so memory stays
 // bounded whatever the input size. out needs no buffering.
 //
 // Run returns nil at the end of the input however many records failed (see
@@ -169,28 +171,79 @@ func (p *pipeline) work(b *batch, i int) {
 	}
 }
 
+// writeBytes is how much output write gathers before one Write: an SSH
+// channel packet's payload, so that a fast stream of small batches goes
+// out in full packets (fewer packets, syscalls and wake-ups at both ends).
+const writeBytes = 32 << 10
+
 // write writes the batches in input order until the input ends, ctx ends
-// or a write fails. Each batch's output is one Write: a batch is already a
-// buffer, and results are out as soon as their batch is done.
+// or a write fails. It gathers the output of batches that are done up to
+// writeBytes and writes it whenever it would wait for the next batch, so
+// results are out as soon as they are done.
 func (p *pipeline) write(ctx context.Context, out, errOut io.Writer) (Stats, error) {
-	var st Stats
+	var (
+		st   Stats  // records whose lines were written
+		held Stats  // records whose output lines wait in buf
+		buf  []byte // output lines not written yet
+	)
+	writeOut := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		_, err := out.Write(buf)
+		buf = buf[:0]
+		if err != nil {
+			return fmt.Errorf("udf: write output: %w", err)
+		}
+		return nil
+	}
+	commit := func() {
+		st.Records += held.Records
+		st.Failed += held.Failed
+		held = Stats{}
+	}
+	flush := func() error {
+		if err := writeOut(); err != nil {
+			return err
+		}
+		commit()
+		return nil
+	}
 	for {
-		b, err := p.next(ctx)
-		if err != nil || b == nil {
+		b, err := p.next(ctx, flush)
+		if err != nil {
 			return st, err
 		}
-		if b.out.Len() > 0 {
+		if b == nil {
+			return st, flush()
+		}
+		if len(buf)+b.out.Len() > writeBytes {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+		held.Records += len(b.ends)
+		held.Failed += b.failed
+		direct := len(buf) == 0 && b.out.Len() >= writeBytes
+		if direct {
 			if _, err := out.Write(b.out.Bytes()); err != nil {
 				return st, fmt.Errorf("udf: write output: %w", err)
 			}
+		} else {
+			buf = append(buf, b.out.Bytes()...)
 		}
 		if b.errs.Len() > 0 {
+			// A batch's error lines follow its output lines.
+			if err := writeOut(); err != nil {
+				return st, err
+			}
 			if _, err := errOut.Write(b.errs.Bytes()); err != nil {
 				return st, fmt.Errorf("udf: write errors: %w", err)
 			}
 		}
-		st.Records += len(b.ends)
-		st.Failed += b.failed
+		if direct || b.errs.Len() > 0 {
+			commit()
+		}
 		b.reset()
 		select {
 		case p.free <- b:
@@ -200,18 +253,34 @@ func (p *pipeline) write(ctx context.Context, out, errOut io.Writer) (Stats, err
 }
 
 // next returns the next batch in order once it has run, or nil at the end.
-func (p *pipeline) next(ctx context.Context) (*batch, error) {
+// Before it waits, for a batch or for a worker, it calls flush.
+func (p *pipeline) next(ctx context.Context, flush func() error) (*batch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // checked here too, as the channels may never block
 	}
 	var b *batch
 	select {
 	case b = <-p.order:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		select {
+		case b = <-p.order:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	if b == nil {
 		return nil, nil // order closed: the input ended
+	}
+	select {
+	case <-b.done:
+		return b, nil
+	default:
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	select {
 	case <-b.done:
