@@ -17,6 +17,23 @@ var denied = []string{
 	"net/...", "crypto/tls", "log/syslog", "expvar",
 }
 
+// deniedSymbols are members of allowed packages that reach other
+// processes: Landlock blocks them in a worker, nothing would in-process.
+var deniedSymbols = map[string][]string{
+	"os/os": {"StartProcess", "FindProcess"},
+}
+
+func without(syms map[string]reflect.Value, drop []string) map[string]reflect.Value {
+	out := make(map[string]reflect.Value, len(syms))
+	for k, v := range syms {
+		out[k] = v
+	}
+	for _, d := range drop {
+		delete(out, d)
+	}
+	return out
+}
+
 // Allowlist says which standard packages a session may import.
 type Allowlist struct {
 	extra []string
@@ -76,9 +93,13 @@ func (a Allowlist) Exports() interp.Exports {
 			continue
 		}
 		path := key[:slash]
-		if a.Allowed(path) {
-			out[key] = syms
+		if !a.Allowed(path) {
+			continue
 		}
+		if drop := deniedSymbols[key]; drop != nil {
+			syms = without(syms, drop)
+		}
+		out[key] = syms
 	}
 	return out
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replhost/replhost/lower"
@@ -30,6 +32,9 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Use are extra symbol tables offered to the code (the udf package).
 	Use []interp.Exports
+	// StopWait is how long an interrupted cell is awaited before it is left
+	// running (blocked in a native call; see Stuck); zero: DefaultStopWait.
+	StopWait time.Duration
 	// NoLowering sends cells to yaegi as typed, without the Go 1.26 front
 	// end (for comparison runs).
 	NoLowering bool
@@ -40,17 +45,27 @@ type Options struct {
 	WorkDir string
 }
 
+func init() {
+	// yaegi binds the code's os.Stdout and os.Stderr to the interpreter's
+	// Options.Stdout and Stderr only with this set (read in interp.New);
+	// without it they are the host process's own fd 1 and 2.
+	os.Setenv("YAEGI_SPECIAL_STDIO", "1")
+}
+
 // Interp is a yaegi interpreter for one session, in this process. It is safe
 // for concurrent use; cells run one at a time.
 type Interp struct {
-	mu      sync.Mutex // serializes cells and guards the fields below
-	yi      *interp.Interpreter
-	exports interp.Exports
-	allow   Allowlist
-	stdout  io.Writer
-	stderr  *panicFilter
-	names   *nameIndex
-	closed  bool
+	mu       sync.Mutex // serializes cells and guards the fields below
+	yi       *interp.Interpreter
+	exports  interp.Exports
+	allow    Allowlist
+	stdout   io.Writer
+	stderr   *panicFilter
+	names    *nameIndex
+	closed   bool
+	ctl      *yaegiControl // stops a running cell (yaegistop.go)
+	stopWait time.Duration // how long a stopped cell is awaited
+	stuck    atomic.Bool   // an interrupted cell runs on in a native call
 
 	reg      *udf.Registry  // the session's UDFs, when this interpreter holds them
 	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
@@ -65,9 +80,9 @@ var tupleExports = interp.Exports{
 
 const tuplePrefix = "__rh.Tuple(\n"
 
-// stopGrace is how long an interrupted cell's interpreter goroutine is
-// given to stop before the next cell may run.
-const stopGrace = 50 * time.Millisecond
+// DefaultStopWait is how long an interrupted cell's goroutine is awaited
+// by default; an interpreted loop sees the stop within microseconds.
+const DefaultStopWait = 2 * time.Second
 
 // NewInterp returns a fresh interpreter for a session.
 func NewInterp(opts Options) (*Interp, error) {
@@ -103,7 +118,15 @@ func NewInterp(opts Options) (*Interp, error) {
 	if _, err := yi.Eval(`import __rh "replhost.internal/rh"`); err != nil {
 		return nil, fmt.Errorf("load result helper: %w", err)
 	}
-	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex()}
+	ctl, err := newYaegiControl(yi)
+	if err != nil {
+		return nil, err
+	}
+	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex(),
+		ctl: ctl, stopWait: opts.StopWait}
+	if in.stopWait <= 0 {
+		in.stopWait = DefaultStopWait
+	}
 	if err := in.ensureUDF(opts, filter); err != nil {
 		return nil, fmt.Errorf("load udf: %w", err)
 	}
@@ -136,7 +159,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err := in.checkImports(units); err != nil {
 		return err
 	}
-	src, back, err := in.lowerCell(cell)
+	src, back, err := in.lowerCell(in.dropReimports(cell, units))
 	if err != nil {
 		return err
 	}
@@ -202,21 +225,16 @@ func (in *Interp) run(ctx context.Context, src string) (v reflect.Value, err err
 			err = &EvalError{Msg: fmt.Sprintf("interpreter: %v", r)}
 		}
 	}()
+	if err := ctx.Err(); err != nil {
+		// yaegi cannot stop code begun with a context already done.
+		return v, err
+	}
 	in.stderr.reset()
-	v, err = in.yi.EvalWithContext(ctx, src)
+	v, err = in.evalCancellable(ctx, src)
 	if err == nil {
 		return v, nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		// yaegi returns at once but its own goroutine still unwinds the
-		// stopped cell, and a next cell run meanwhile corrupts the frames
-		// ("invalid base"). There is no handle to wait on: give it the time
-		// an interpreted loop takes to see the stop (microseconds; 1.5 ms
-		// measured under load), with a wide margin.
-		time.Sleep(stopGrace)
-		// After a stopped Eval, functions called from Go (UDFs) return
-		// zero values until the next Eval: an empty one sets them right.
-		in.yi.Eval("")
 		return v, ctxErr
 	}
 	var p interp.Panic
@@ -263,3 +281,42 @@ func (in *Interp) Close() error {
 	in.closed = true
 	return nil
 }
+
+// evalCancellable runs src in a goroutine this Interp owns, stopping it with
+// yaegi's own mechanism when ctx ends and then waiting (up to StopWait) for
+// it to unwind, so that the next cell never runs beside it.
+func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Value, err error) {
+	done := make(chan struct{})
+	cancel := in.ctl.begin()
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				err = &EvalError{Msg: fmt.Sprintf("interpreter: %v", r)}
+			}
+		}()
+		v, err = in.yi.Eval(src)
+	}()
+	select {
+	case <-done:
+		return v, err
+	case <-ctx.Done():
+	}
+	in.ctl.stop(cancel)
+	select {
+	case <-done:
+	case <-time.After(in.stopWait):
+		// Blocked in a native call (time.Sleep): it runs on when the call
+		// returns. Only a worker process can be ended for it.
+		in.stuck.Store(true)
+		io.WriteString(in.stderr.w, "warning: the interrupted cell is blocked in a native call and runs on; :reset starts a fresh interpreter\n")
+		return reflect.Value{}, ctx.Err()
+	}
+	// After a stopped Eval, functions called from Go (UDFs) return zero
+	// values until the next Eval: an empty one sets them right.
+	in.yi.Eval("")
+	return reflect.Value{}, ctx.Err()
+}
+
+// Stuck reports whether an interrupted cell still runs in a native call.
+func (in *Interp) Stuck() bool { return in.stuck.Load() }

@@ -40,8 +40,10 @@ func TestEvalShowsValues(t *testing.T) {
 		{"comma-ok-in-header", []string{"m := map[string]int{\"a\": 1}\nr := 0\nif v, ok := m[\"a\"]; ok { r = v }\nr"}, "1\n"},
 		{"range-over-int", []string{"n := 0\nfor i := range 5 { n += i }\nn"}, "10\n"},
 		{"min-max", []string{"min(3, 1, 2) + max(4, 9)"}, "10\n"},
+		{"re-import", []string{`import "strings"`, `import "strings"; import "fmt"; fmt.Println(strings.ToUpper("a"))`, "import (\n\t\"fmt\"\n\t\"strings\"\n)\nstrings.Repeat(\"b\", 2)"}, "A\n\"bb\"\n"},
 		{"method-decl", []string{"type T int\nfunc (t T) Double() T { return t * 2 }\nT(4).Double()"}, "8\n"},
 		{"func-literal-call", []string{"func(x int) int { return x * 3 }(3)"}, "9\n"},
+		{"os-stdout-is-the-sessions", []string{`import "os"; import "fmt"; fmt.Fprintln(os.Stdout, "to session")`}, "to session\n"},
 		{"values-in-order-with-output", []string{`import "fmt"`, `1; fmt.Println("a"); 2`}, "1\na\n2\n"},
 	}
 	for _, tt := range tests {
@@ -69,6 +71,7 @@ func TestEvalErrors(t *testing.T) {
 		{"syntax-error", "x := 1\ny := 1 +* ", "expected operand"},
 		{"denied-import", `import "os/exec"`, `1:8: package os/exec is not allowed`},
 		{"denied-import-after-code", "x := 1\nimport \"syscall\"", `2:8: package syscall is not allowed`},
+		{"no-start-process", "import \"os\"\nos.StartProcess(\"/bin/true\", nil, nil)", "has no symbol StartProcess"},
 		{"denied-subpackage", `import "net/http"`, `package net/http is not allowed`},
 		{"panic-with-position", `panic("boom")`, "1:1: panic: boom"},
 		{"unsupported-syntax", "type T[P any] struct{ v P }; var _ = func() {}; for range T[int]{} {}", ""},

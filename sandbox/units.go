@@ -86,3 +86,71 @@ func parseUnit(u unit) error {
 	}
 	return nil
 }
+
+// dropReimports blanks, in src, the import specs of packages the session
+// has already imported under the same name: yaegi rejects a second import
+// ("fmt/_.go redeclared in this block") where a REPL user simply re-imports.
+// Blanks keep every other position. It returns src unchanged when there is
+// nothing to drop.
+func (in *Interp) dropReimports(src string, units []unit) string {
+	in.names.mu.Lock()
+	have := make(map[string]string, len(in.names.imports))
+	for k, v := range in.names.imports {
+		have[k] = v
+	}
+	in.names.mu.Unlock()
+	if len(have) == 0 {
+		return src
+	}
+	b := []byte(src)
+	changed := false
+	for _, u := range units {
+		if !u.imports {
+			continue
+		}
+		fset := token.NewFileSet()
+		const head = "package p\n"
+		f, err := parser.ParseFile(fset, "", head+u.text, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		off := func(p token.Pos) int { return u.start + fset.Position(p).Offset - len(head) }
+		kept := 0
+		for _, spec := range f.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			name := path[strings.LastIndex(path, "/")+1:]
+			if spec.Name != nil {
+				name = spec.Name.Name
+			}
+			if have[name] != path || name == "_" || name == "." {
+				kept++
+				continue
+			}
+			end := off(spec.End())
+			for end < u.end && (b[end] == ' ' || b[end] == '\t') {
+				end++
+			}
+			if end < u.end && b[end] == ';' {
+				end++
+			}
+			blank(b, off(spec.Pos()), end)
+			changed = true
+		}
+		if kept == 0 && len(f.Imports) > 0 {
+			blank(b, u.start, u.end)
+		}
+	}
+	if !changed {
+		return src
+	}
+	return string(b)
+}
+
+// blank replaces b[from:to] by spaces, keeping newlines (and so positions).
+func blank(b []byte, from, to int) {
+	for i := from; i < to; i++ {
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+}

@@ -2,14 +2,12 @@ package sandbox
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -148,6 +146,9 @@ func (ws *workerSide) init(p []byte) error {
 		Stdout:  streamWriter{ws.out, msgStdout},
 		Stderr:  stderr,
 		Use:     []interp.Exports{udf.Exports(reg, stderr)},
+		// An interrupted cell not stopped by then is stuck: the host ends
+		// this worker and restores the session.
+		StopWait: stuckGrace,
 	})
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func (ws *workerSide) eval(ctx context.Context, in *Interp, end func(), show boo
 		res = resultOf(err)
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			res = resultMsg{Kind: resCanceled}
-			if !cellEnded(stuckGrace) {
+			if in.Stuck() {
 				res.Kind = resStuck
 			}
 		}
@@ -215,29 +216,4 @@ func (ws *workerSide) complete(word string) {
 		cands = in.Complete(word)
 	}
 	ws.fw.send(msgCompletions, []byte(strings.Join(append([]string{word}, cands...), "\x00")))
-}
-
-// evalGoroutine is in the stack of the goroutine in which yaegi runs a cell.
-const evalGoroutine = "(*Interpreter).EvalWithContext.func1"
-
-// cellEnded waits up to grace for the goroutine of an interrupted cell to
-// end. yaegi offers no handle on it, so the goroutines' stacks are looked
-// at; a dump too large to search counts as not ended.
-func cellEnded(grace time.Duration) bool {
-	deadline := time.Now().Add(grace)
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) && !bytes.Contains(buf[:n], []byte(evalGoroutine)) {
-			return true
-		}
-		if n == len(buf) && len(buf) < 16<<20 {
-			buf = make([]byte, 2*len(buf))
-			continue
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// yaegiControl drives the cancellation fields of a yaegi Interpreter, as its
+// own EvalWithContext does, so that the host runs each cell in a goroutine it
+// owns and can wait for. EvalWithContext returns at an interrupt while its
+// goroutine still unwinds the stopped cell; the next cell then raced with it
+// on the interpreter's frames ("invalid base"), and nothing could be waited
+// on. yaegi v0.16.1 exports no stop, hence reflect and unsafe here, checked
+// field by field at start (a yaegi upgrade that changes them fails loudly in
+// newYaegiControl, and in its test).
+type yaegiControl struct {
+	id         *uint64        // the run id; a cell stops when it changes
+	mutex      *sync.RWMutex  // guards done and cancelChan for yaegi
+	done       *chan struct{} // closed to cancel channel operations
+	cancelChan *bool          // enables cancellable channel operations
+}
+
+var errYaegiLayout = errors.New("sandbox: yaegi's Interpreter is not laid out as this build expects (check yaegistop.go against the yaegi version)")
+
+func newYaegiControl(yi *interp.Interpreter) (*yaegiControl, error) {
+	v := reflect.ValueOf(yi).Elem()
+	field := func(name string, want reflect.Type) (unsafe.Pointer, error) {
+		f := v.FieldByName(name)
+		if !f.IsValid() || f.Type() != want {
+			return nil, fmt.Errorf("%w: field %s", errYaegiLayout, name)
+		}
+		return unsafe.Pointer(f.UnsafeAddr()), nil
+	}
+	var c yaegiControl
+	var err error
+	var p unsafe.Pointer
+	if p, err = field("id", reflect.TypeOf(uint64(0))); err != nil {
+		return nil, err
+	}
+	c.id = (*uint64)(p)
+	if p, err = field("mutex", reflect.TypeOf(sync.RWMutex{})); err != nil {
+		return nil, err
+	}
+	c.mutex = (*sync.RWMutex)(p)
+	if p, err = field("done", reflect.TypeOf(make(chan struct{}))); err != nil {
+		return nil, err
+	}
+	c.done = (*chan struct{})(p)
+	if p, err = field("cancelChan", reflect.TypeOf(true)); err != nil {
+		return nil, err
+	}
+	c.cancelChan = (*bool)(p)
+	return &c, nil
+}
+
+// begin arms a cell for cancellation (yaegi's EvalWithContext prologue).
+func (c *yaegiControl) begin() chan struct{} {
+	done := make(chan struct{})
+	c.mutex.Lock()
+	*c.done = done
+	*c.cancelChan = true
+	c.mutex.Unlock()
+	return done
+}
+
+// stop stops the running cell (yaegi's Interpreter.stop): interpreted code
+// checks the run id at every step, and channel operations select on done.
+func (c *yaegiControl) stop(done chan struct{}) {
+	atomic.AddUint64(c.id, 1)
+	close(done)
+}
