@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/replhost/replhost/sandbox"
 )
 
 func main() {
@@ -25,6 +27,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args, stdout, stderr)
 	case "user":
 		return userCmd(args, stdout, stderr)
+	case "worker":
+		// Hidden: the host starts itself again as each session's worker.
+		return sandbox.WorkerMain()
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -36,7 +36,7 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:2222", "address to listen on")
 	fs.StringVar(&c.root, "root", "./replhost-root", "directory of the host's state: host key, users, sessions")
-	fs.StringVar(&c.isolation, "isolation", "inproc", "inproc: every interpreter in the host process (symbol, package and file-name isolation only: for trusted, single-tenant use; the only mode until the worker process lands)")
+	fs.StringVar(&c.isolation, "isolation", "process", "process: each session in its own worker process, confined by the kernel (Landlock, a memory cgroup); inproc: every interpreter in the host process, symbol, package and file-name isolation only, for trusted single-tenant use")
 	fs.DurationVar(&c.sessionTTL, "session-ttl", 30*time.Minute, "evict a detached session this long after its last use")
 	fs.DurationVar(&c.evalTimeout, "eval-timeout", 0, "bound on each interactive cell (0: none); the eval command uses 60s unless this is set")
 	fs.Var(&c.memory, "memory", "memory cap per session (e.g. 512MiB)")
@@ -90,10 +90,11 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	newEval, err := evaluatorFor(c)
+	newEval, stopEval, err := evaluatorFor(c)
 	if err != nil {
 		return err
 	}
+	defer stopEval()
 	if err := os.MkdirAll(c.root, 0o700); err != nil {
 		return fmt.Errorf("create root: %w", err)
 	}
@@ -164,14 +165,20 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// evaluatorFor returns how sessions get their interpreter.
-func evaluatorFor(c *serveConfig) (repl.NewEvaluator, error) {
+// evaluatorFor returns how sessions get their interpreter, and what to
+// stop at shutdown. Process isolation needs Landlock: without it the host
+// refuses to start rather than run sessions unconfined.
+func evaluatorFor(c *serveConfig) (repl.NewEvaluator, func(), error) {
 	allow := sandbox.NewAllowlist(c.allowPkg)
 	switch c.isolation {
 	case "inproc":
-		return repl.InProcess(allow), nil
+		return repl.InProcess(allow), func() {}, nil
 	case "process":
-		return nil, errors.New("--isolation process is not available in this build yet; use --isolation inproc (trusted, single-tenant)")
+		if err := sandbox.LandlockAvailable(); err != nil {
+			return nil, nil, err
+		}
+		pool := sandbox.NewPool(sandbox.PoolOptions{})
+		return repl.InWorkers(pool, allow, int64(c.memory)), func() { pool.Close() }, nil
 	}
-	return nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)
+	return nil, nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)
 }
