@@ -2,7 +2,9 @@ package sshd_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -185,5 +187,46 @@ func TestSftpConcurrentPackageUploads(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(h.Root, id, ".tmp")); len(ents) != 0 {
 		t.Errorf("got %d temp files after the uploads; want none", len(ents))
+	}
+}
+
+// BenchmarkSftpPutInProcess uploads 256 MiB with OpenSSH's sftp into an
+// in-process server, so that go test's -cpuprofile sees the host's side:
+//
+//	go test -run '^$' -bench SftpPutInProcess -benchtime 2x -cpuprofile cpu.out ./sshd/
+func BenchmarkSftpPutInProcess(b *testing.B) {
+	if _, err := exec.LookPath("sftp"); err != nil {
+		b.Skip("no sftp")
+	}
+	h := testhost.Start(b, testhost.Options{})
+	id := strings.TrimSpace(h.Run(b, "alice", "new", "").Stdout)
+	src := filepath.Join(b.TempDir(), "big.bin")
+	data := make([]byte, 256<<20)
+	rand.NewChaCha8([32]byte{7}).Read(data)
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	data = nil
+	args := h.SSHArgs(b, "alice")
+	for i, a := range args {
+		if a == "-p" { // sftp's port flag is -P; -l is ssh's
+			args[i] = "-P"
+		}
+	}
+	args = args[:len(args)-2] // drop -l alice: the destination says it
+	batch := filepath.Join(b.TempDir(), "batch")
+	b.SetBytes(256 << 20)
+	for i := 0; b.Loop(); i++ {
+		name := fmt.Sprintf("files/big-%d.bin", i)
+		os.WriteFile(batch, []byte("put "+src+" /"+id+"/"+name+"\n"), 0o644)
+		cmd := exec.Command("sftp", append(args, "-b", batch, "alice@"+h.HostName())...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("sftp: %v\n%s", err, out)
+		}
+		b.StopTimer()
+		if r := h.Run(b, "alice", "artifacts rm --session "+id+" "+name, ""); r.Status != 0 {
+			b.Fatalf("artifacts rm: %+v", r)
+		}
+		b.StartTimer()
 	}
 }
