@@ -159,7 +159,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err := in.checkImports(units); err != nil {
 		return err
 	}
-	src, back, err := in.lowerCell(in.dropReimports(cell, units))
+	src, back, err := in.lowerCell(cell)
 	if err != nil {
 		return err
 	}
@@ -169,6 +169,12 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 		}
 		if err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
+		}
+	}
+	if typed := in.dropReimports(src, units); typed != src {
+		src = typed
+		if units, err = splitCell(src); err != nil {
+			return err
 		}
 	}
 	for _, g := range groupUnits(src, units) {

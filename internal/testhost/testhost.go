@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/replhost/replhost/repl"
+	"github.com/replhost/replhost/sandbox"
 	"github.com/replhost/replhost/sshd"
 	"github.com/replhost/replhost/users"
 	gossh "golang.org/x/crypto/ssh"
@@ -34,6 +35,19 @@ type Options struct {
 	SSH      sshd.Config
 	LogTo    io.Writer // nil: discarded
 	KeepRoot bool      // do not remove Root at cleanup (restart tests)
+	// Process runs each session in a worker process: the test binary itself,
+	// whose TestMain must call ServeWorker first. Memory caps each worker
+	// (0: 256 MiB).
+	Process bool
+	Memory  int64
+}
+
+// ServeWorker makes a test binary a worker when the host started it as one;
+// call it first in TestMain.
+func ServeWorker() {
+	if os.Getenv(sandbox.WorkerEnv) != "" {
+		os.Exit(sandbox.WorkerMain())
+	}
 }
 
 // Host is a running server.
@@ -77,6 +91,19 @@ func Start(tb testing.TB, opts Options) *Host {
 	rc := opts.Repl
 	rc.Root = root
 	rc.Logger = log
+	if opts.Process {
+		exe, err := os.Executable()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pool := sandbox.NewPool(sandbox.PoolOptions{Executable: exe, Args: []string{"-test.run=^$"}})
+		tb.Cleanup(func() { pool.Close() })
+		mem := opts.Memory
+		if mem == 0 {
+			mem = 256 << 20
+		}
+		rc.NewEvaluator = repl.InWorkers(pool, sandbox.NewAllowlist(nil), mem)
+	}
 	h.Manager, err = repl.NewManager(rc)
 	if err != nil {
 		tb.Fatal(err)
