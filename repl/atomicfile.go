@@ -1,17 +1,31 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+)
+
+// On-disk changes a crash leaves whole or not at all: a file is written to
+// a temporary name and renamed; a session directory is built under a
+// temporary name and renamed into place; a removed one is first renamed out
+// of the way. Whatever a crash leaves under a temporary name is removed on
+// the next start (removeTemps, cleanRoot), and never read as state.
+const (
+	tempPrefix  = ".tmp-"   // a file being written (session.json, a journal cell)
+	newPrefix   = ".new-"   // a session directory being created
+	trashPrefix = ".trash-" // a session directory being removed
 )
 
 // writeFileAtomic writes data to path through a temporary file in the same
-// directory, fsynced and renamed, so a crash leaves the old file or the new
-// one, never half of one.
+// directory, renamed over path, so a crash leaves the old file or the new
+// one, never half of one. With sync, the data and the rename are fsynced
+// before it returns (a power loss keeps them too).
 func writeFileAtomic(path string, data []byte, sync bool) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
@@ -34,10 +48,84 @@ func writeFileAtomic(path string, data []byte, sync bool) error {
 		return err
 	}
 	if sync {
-		if d, err := os.Open(dir); err == nil {
-			d.Sync()
-			d.Close()
+		return syncDir(dir)
+	}
+	return nil
+}
+
+// syncDir makes the entries of dir (a rename into it) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// removeTemps removes the temporary files a crash left in dir: writes that
+// never reached their rename. Nobody may be writing in dir meanwhile.
+func removeTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// sessionSubdirs is the layout of a new session directory.
+var sessionSubdirs = []string{"classes/repl", "classes/src", "files", "archives"}
+
+// createSessionDir makes root/<md.ID> with its layout and session.json. It
+// is built as root/.new-<id> and renamed into place, so the session exists
+// whole or not at all.
+func createSessionDir(root string, md meta, sync bool) error {
+	tmp := filepath.Join(root, newPrefix+md.ID)
+	for _, sub := range sessionSubdirs {
+		if err := os.MkdirAll(filepath.Join(tmp, sub), 0o700); err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("create session directory: %w", err)
+		}
+	}
+	if err := writeMeta(tmp, md, sync); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("write session.json: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(root, md.ID)); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("create session directory: %w", err)
+	}
+	if sync {
+		return syncDir(root)
+	}
+	return nil
+}
+
+// removeSessionDir removes root/<id>. The directory is first renamed to
+// root/.trash-<id>, so a crash halfway leaves no half session that a restart
+// would bring back; the next start finishes the removal.
+func removeSessionDir(root, id string, sync bool) error {
+	trash := filepath.Join(root, trashPrefix+id)
+	if err := os.Rename(filepath.Join(root, id), trash); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if sync {
+		if err := syncDir(root); err != nil {
+			return err
+		}
+	}
+	return os.RemoveAll(trash)
 }

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,48 +13,56 @@ import (
 
 // Journal is the ordered list of a session's successful cells, one file per
 // cell in classes/repl/ (000001.go, 000002.go, ...): what a restore replays.
-// Files appear whole (temporary file, then rename) or not at all.
+// A cell's file appears whole (temporary file, then rename) or not at all.
+//
+// Opening a journal reads nothing: a host with many sessions on disk starts
+// in a time that does not depend on their journals' sizes. The directory is
+// read on first use.
 type Journal struct {
-	dir string
+	dir  string
+	sync bool // fsync each cell
 
-	mu   sync.Mutex // guards next
-	next int
+	mu   sync.Mutex // guards next and the directory's contents
+	next int        // number of the next cell; 0: not read from disk yet
 }
 
-// OpenJournal opens the journal in dir, creating dir if needed.
-func OpenJournal(dir string) (*Journal, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	j := &Journal{dir: dir}
-	names, err := j.names()
-	if err != nil {
-		return nil, err
-	}
-	j.next = 1
-	if n := len(names); n > 0 {
-		j.next = cellNumber(names[n-1]) + 1
-	}
-	return j, nil
+// OpenJournal returns the journal kept in dir; with sync, every cell is
+// fsynced before Append returns. It does no I/O.
+func OpenJournal(dir string, sync bool) *Journal {
+	return &Journal{dir: dir, sync: sync}
 }
 
-// Append records a cell that ran successfully. sync asks for an fsync: the
-// journal survives a power loss only then (a killed host loses nothing either
-// way, the page cache outlives the process).
-func (j *Journal) Append(cell string, sync bool) error {
+// Append records a cell that ran successfully. Without sync, the cell
+// survives a killed host (the page cache outlives the process) but not a
+// power loss.
+func (j *Journal) Append(cell string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.next == 0 {
+		if err := os.MkdirAll(j.dir, 0o700); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		if _, err := j.namesLocked(); err != nil {
+			return err
+		}
+	}
 	name := filepath.Join(j.dir, fmt.Sprintf("%06d.go", j.next))
-	if err := writeFileAtomic(name, []byte(cell), sync); err != nil {
+	if err := writeFileAtomic(name, []byte(cell), j.sync); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	j.next++
 	return nil
 }
 
-// Cells returns the journal's cells in order.
+// Cells returns the journal's cells in order. Temporary files a crash left
+// (a cell whose write never finished) are removed, never read.
 func (j *Journal) Cells() ([]string, error) {
-	names, err := j.names()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := removeTemps(j.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	names, err := j.namesLocked()
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +79,9 @@ func (j *Journal) Cells() ([]string, error) {
 
 // Len is the number of cells in the journal.
 func (j *Journal) Len() int {
-	names, _ := j.names()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	names, _ := j.namesLocked()
 	return len(names)
 }
 
@@ -80,11 +91,12 @@ func (j *Journal) Clear() error {
 }
 
 // TruncateFrom removes the cells from index i (0-based) on, after a replay
-// that failed there, so the journal says what the live session has.
+// that failed there, so the journal says what the live session has. The last
+// cell goes first: a crash halfway leaves a shorter prefix, never a gap.
 func (j *Journal) TruncateFrom(i int) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	names, err := j.names()
+	names, err := j.namesLocked()
 	if err != nil {
 		return err
 	}
@@ -100,9 +112,11 @@ func (j *Journal) TruncateFrom(i int) error {
 	return nil
 }
 
-func (j *Journal) names() ([]string, error) {
+// namesLocked lists the cell files in order and sets next after the last.
+// A missing directory is an empty journal.
+func (j *Journal) namesLocked() ([]string, error) {
 	entries, err := os.ReadDir(j.dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	var names []string
@@ -112,12 +126,18 @@ func (j *Journal) names() ([]string, error) {
 		}
 	}
 	sort.Slice(names, func(a, b int) bool { return cellNumber(names[a]) < cellNumber(names[b]) })
+	j.next = 1
+	if n := len(names); n > 0 {
+		j.next = cellNumber(names[n-1]) + 1
+	}
 	return names, nil
 }
 
+// cellNumber is the number of a cell file "000042.go", or 0 for any other
+// name.
 func cellNumber(name string) int {
 	n, err := strconv.Atoi(strings.TrimSuffix(name, ".go"))
-	if err != nil {
+	if err != nil || n < 0 {
 		return 0
 	}
 	return n

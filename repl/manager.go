@@ -9,19 +9,25 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/replhost/replhost/artifacts"
 	"github.com/replhost/replhost/sandbox"
 )
 
 var (
-	// ErrNoSuchSession is the one answer for an unknown, foreign, killed or
-	// evicted uuid, so that nobody learns of other users' sessions.
+	// ErrNoSuchSession is the one answer for an unknown, foreign, killed,
+	// evicted or malformed uuid, so that nobody learns of other users'
+	// sessions.
 	ErrNoSuchSession = errors.New("no such session")
-	// ErrTooManySessions refuses a session over --max-sessions-per-user.
+	// ErrTooManySessions refuses a session over Config.MaxSessionsPerUser.
 	ErrTooManySessions = errors.New("too many sessions")
+	// ErrShuttingDown refuses new work once Shutdown has begun.
+	ErrShuttingDown = errors.New("host is shutting down; try again when it is back")
 )
 
 // Config configures a Manager. The zero value of each field has the meaning
@@ -32,32 +38,45 @@ type Config struct {
 	// NewEvaluator starts a session's interpreter; nil: in-process with the
 	// default allowlist.
 	NewEvaluator NewEvaluator
-	// SessionTTL evicts a detached session this long after its last use;
-	// zero: 30 minutes.
+	// SessionTTL evicts a session nobody uses this long after its last use
+	// (see EvictIdle); zero: 30 minutes.
 	SessionTTL time.Duration
 	// MaxSessionsPerUser caps a user's sessions; zero: 16.
 	MaxSessionsPerUser int
-	// SyncJournal fsyncs every journal entry (survives power loss, costs a
-	// disk flush per cell); false survives a killed host all the same.
-	SyncJournal bool
-	// Now is the clock; nil: time.Now.
+	// NoSync skips the fsyncs of session.json and journal cells: state then
+	// survives a killed host (writes stay atomic) but not a power loss. For
+	// tests and benchmarks; false: every write is fsynced.
+	NoSync bool
+	// Now is the clock of last use and eviction; nil: time.Now. Tests move
+	// it to evict without sleeping.
 	Now func() time.Time
 	// Logger receives session events; nil: discarded.
 	Logger *slog.Logger
+	// Artifacts are the limits of each session's artifact store; zero:
+	// artifacts.DefaultLimits.
+	Artifacts artifacts.Limits
 }
 
-// Manager owns the sessions of a host.
+// Manager owns the sessions of a host: it creates them, finds them for
+// their owner (Acquire), kills and evicts them, and keeps them on disk across
+// host restarts.
+//
+// Lock order: Manager.mu before Session.evalMu before Session.mu.
 type Manager struct {
-	cfg     Config
-	started time.Time
+	cfg      Config
+	started  time.Time
+	stopping atomic.Bool // Shutdown began: no new sessions, no new interpreters
 
-	mu       sync.Mutex          // guards sessions
+	mu       sync.Mutex          // guards sessions and creating
 	sessions map[string]*Session // by uuid
+	creating map[string]int      // sessions being created, by owner: they count against the cap
 }
 
 // NewManager opens the sessions under cfg.Root: every session found on disk
-// is restorable, rebuilt from its journal on first use (start-up reads only
-// session.json files, whatever the journals' sizes).
+// is restorable, rebuilt from its journal on first use. Start-up reads only
+// session.json files, whatever the journals' sizes, and finishes what a crash
+// interrupted: half-created and half-removed session directories and
+// half-written session.json files are removed.
 func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Root == "" {
 		return nil, errors.New("repl: Config.Root is required")
@@ -80,7 +99,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(cfg.Root, 0o700); err != nil {
 		return nil, fmt.Errorf("create root: %w", err)
 	}
-	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}}
+	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}, creating: map[string]int{}}
 	if err := m.scan(); err != nil {
 		return nil, err
 	}
@@ -89,49 +108,61 @@ func NewManager(cfg Config) (*Manager, error) {
 
 func (m *Manager) now() time.Time { return m.cfg.Now() }
 
+func (m *Manager) sync() bool { return !m.cfg.NoSync }
+
 func (m *Manager) newEvaluator(ctx context.Context, spec EvaluatorSpec) (Evaluator, error) {
 	return m.cfg.NewEvaluator(ctx, spec)
 }
 
-// scan finds the sessions a previous host left on disk.
+// scan finds the sessions a previous host left on disk, and removes what a
+// crash left half done at the top of the root. It reads one session.json per
+// session and nothing else: what a crash may have left inside a session
+// directory is cleaned when the session is first loaded.
 func (m *Manager) scan() error {
 	entries, err := os.ReadDir(m.cfg.Root)
 	if err != nil {
 		return fmt.Errorf("read root: %w", err)
 	}
 	for _, e := range entries {
-		if !e.IsDir() || uuid.Validate(e.Name()) != nil {
-			continue
+		name := e.Name()
+		dir := filepath.Join(m.cfg.Root, name)
+		switch {
+		case strings.HasPrefix(name, newPrefix) || strings.HasPrefix(name, trashPrefix):
+			if err := os.RemoveAll(dir); err != nil {
+				m.cfg.Logger.Warn("remove leftover session directory", "dir", dir, "err", err)
+			}
+		case e.IsDir() && isSessionID(name):
+			md, err := readMeta(dir, name)
+			if err != nil {
+				m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", err)
+				continue
+			}
+			m.sessions[md.ID] = m.newSession(md, dir)
 		}
-		dir := filepath.Join(m.cfg.Root, e.Name())
-		md, err := readMeta(dir)
-		if err != nil || md.ID != e.Name() || md.Owner == "" {
-			m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", err)
-			continue
-		}
-		s, err := m.newSession(md, dir)
-		if err != nil {
-			m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", err)
-			continue
-		}
-		m.sessions[md.ID] = s
 	}
 	return nil
 }
 
-func (m *Manager) newSession(md meta, dir string) (*Session, error) {
-	j, err := OpenJournal(filepath.Join(dir, "classes", "repl"))
-	if err != nil {
-		return nil, err
-	}
-	return &Session{id: md.ID, owner: md.Owner, dir: dir, created: md.Created, lastUsed: md.LastUsed, m: m, journal: j}, nil
+// isSessionID reports whether name is a uuid as this host writes them
+// (lower-case, with hyphens).
+func isSessionID(name string) bool {
+	u, err := uuid.Parse(name)
+	return err == nil && u.String() == name
+}
+
+func (m *Manager) newSession(md meta, dir string) *Session {
+	return &Session{id: md.ID, owner: md.Owner, dir: dir, created: md.Created, lastUsed: md.LastUsed, m: m,
+		journal: OpenJournal(filepath.Join(dir, "classes", "repl"), m.sync())}
 }
 
 // Create makes a new session for owner, with its directory layout and
-// session.json, and starts its interpreter.
+// session.json, starts its interpreter, and holds it until Release.
 func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
+	if m.stopping.Load() {
+		return nil, ErrShuttingDown
+	}
 	m.mu.Lock()
-	n := 0
+	n := m.creating[owner]
 	for _, s := range m.sessions {
 		if s.owner == owner {
 			n++
@@ -141,18 +172,27 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 		m.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d of %d in use; end one with kill UUID", ErrTooManySessions, n, m.cfg.MaxSessionsPerUser)
 	}
-	id := uuid.NewString()
-	dir := filepath.Join(m.cfg.Root, id)
+	m.creating[owner]++ // the directory is made outside the lock
+	m.mu.Unlock()
+
 	now := m.now()
-	md := meta{ID: id, Owner: owner, Created: now, LastUsed: now, State: StateLive}
-	s, err := m.makeDirs(md, dir)
+	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive}
+	dir := filepath.Join(m.cfg.Root, md.ID)
+	err := createSessionDir(m.cfg.Root, md, m.sync())
+	var s *Session
+	m.mu.Lock()
+	if m.creating[owner]--; m.creating[owner] == 0 {
+		delete(m.creating, owner)
+	}
+	if err == nil {
+		s = m.newSession(md, dir)
+		s.users = 1 // the creator holds it until Release
+		m.sessions[md.ID] = s
+	}
+	m.mu.Unlock()
 	if err != nil {
-		m.mu.Unlock()
 		return nil, err
 	}
-	s.users = 1 // the creator holds it until Release
-	m.sessions[id] = s
-	m.mu.Unlock()
 
 	s.evalMu.Lock()
 	err = s.ensureLoaded(ctx, io.Discard)
@@ -161,28 +201,18 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 		m.remove(s, "start failed")
 		return nil, err
 	}
-	m.cfg.Logger.Info("session created", "session", id, "user", owner)
+	m.cfg.Logger.Info("session created", "session", md.ID, "user", owner)
 	return s, nil
 }
 
-func (m *Manager) makeDirs(md meta, dir string) (*Session, error) {
-	for _, sub := range []string{"classes/repl", "classes/src", "files", "archives"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("create session directory: %w", err)
-		}
-	}
-	if err := writeMeta(dir, md); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("write session.json: %w", err)
-	}
-	return m.newSession(md, dir)
-}
-
 // Acquire returns owner's session id and holds it (a held session is never
-// evicted) until Release. An unknown, foreign, killed or evicted uuid is
-// ErrNoSuchSession.
+// evicted) until Release. An unknown, foreign, killed, evicted or malformed
+// uuid is ErrNoSuchSession. A session restored from disk is rebuilt on its
+// first Eval or Load, not here.
 func (m *Manager) Acquire(owner, id string) (*Session, error) {
+	if m.stopping.Load() {
+		return nil, ErrShuttingDown
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
@@ -199,18 +229,21 @@ func (m *Manager) Acquire(owner, id string) (*Session, error) {
 	return s, nil
 }
 
-// Release ends a hold taken by Create or Acquire.
+// Release ends a hold taken by Create or Acquire, and saves the last use.
 func (m *Manager) Release(s *Session) {
 	s.mu.Lock()
 	s.users--
 	s.lastUsed = m.now()
-	md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: StateDetached}
+	md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: s.stateLocked()}
 	closed := s.closed
 	s.mu.Unlock()
-	if !closed {
-		if err := writeMeta(s.dir, md); err != nil {
-			m.cfg.Logger.Warn("save session.json", "session", s.id, "err", err)
-		}
+	if closed {
+		return
+	}
+	// A kill racing with this write is harmless: the directory is renamed
+	// away before it is removed, so the write fails rather than bring it back.
+	if err := s.saveMeta(md); err != nil {
+		m.cfg.Logger.Warn("save session.json", "session", s.id, "err", err)
 	}
 }
 
@@ -233,7 +266,9 @@ func (m *Manager) List(owner string) []Info {
 	return out
 }
 
-// Kill ends owner's session id and removes its directory.
+// Kill ends owner's session id: a running cell is interrupted, an attached
+// terminal told, the interpreter ended and the directory removed. The uuid is
+// never found again.
 func (m *Manager) Kill(owner, id string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[id]
@@ -241,33 +276,47 @@ func (m *Manager) Kill(owner, id string) error {
 		m.mu.Unlock()
 		return ErrNoSuchSession
 	}
-	delete(m.sessions, id)
+	m.dropLocked(s)
 	m.mu.Unlock()
 	m.finish(s, "session killed")
 	return nil
 }
 
-// remove drops a session from the map and ends it.
-func (m *Manager) remove(s *Session, reason string) {
-	m.mu.Lock()
+// dropLocked takes s out of the map and marks it closed, under both locks:
+// an Acquire either came before (and holds it) or finds nothing.
+func (m *Manager) dropLocked(s *Session) {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	if m.sessions[s.id] == s {
 		delete(m.sessions, s.id)
 	}
+}
+
+// remove drops a session from the map and ends it.
+func (m *Manager) remove(s *Session, reason string) {
+	m.mu.Lock()
+	m.dropLocked(s)
 	m.mu.Unlock()
 	m.finish(s, reason)
 }
 
+// finish ends a dropped session and removes its directory.
 func (m *Manager) finish(s *Session, reason string) {
 	s.close(reason)
-	if err := os.RemoveAll(s.dir); err != nil {
+	s.closeStore()
+	if err := removeSessionDir(m.cfg.Root, s.id, m.sync()); err != nil {
 		m.cfg.Logger.Warn("remove session directory", "session", s.id, "err", err)
 	}
 	m.cfg.Logger.Info("session ended", "session", s.id, "user", s.owner, "reason", reason)
 }
 
 // Shutdown ends every interpreter and keeps every session on disk as
-// restorable for the next host.
+// restorable for the next host: running cells are interrupted (they are not
+// in the journal), attached terminals told. From its start, Create and
+// Acquire return ErrShuttingDown. It returns when all is saved or ctx ends.
 func (m *Manager) Shutdown(ctx context.Context) error {
+	m.stopping.Store(true)
 	m.mu.Lock()
 	all := make([]*Session, 0, len(m.sessions))
 	for _, s := range m.sessions {
@@ -276,13 +325,15 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range all {
+		s.mu.Lock()
+		detach, cancel, loaded := s.detach, s.cancel, s.loaded
+		s.mu.Unlock()
+		if !loaded && cancel == nil && detach == nil {
+			continue // on disk as it was found: nothing to save
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.mu.Lock()
-			detach, cancel := s.detach, s.cancel
-			md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: StateRestorable}
-			s.mu.Unlock()
 			if cancel != nil {
 				cancel()
 			}
@@ -290,7 +341,15 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 				detach("host shutting down; attach again when it is back")
 			}
 			s.unload()
-			writeMeta(s.dir, md)
+			s.mu.Lock()
+			md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: StateRestorable}
+			closed := s.closed
+			s.mu.Unlock()
+			if !closed {
+				if err := s.saveMeta(md); err != nil {
+					m.cfg.Logger.Warn("save session.json", "session", s.id, "err", err)
+				}
+			}
 		}()
 	}
 	done := make(chan struct{})

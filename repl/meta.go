@@ -2,6 +2,7 @@ package repl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,12 +13,14 @@ import (
 type State string
 
 const (
-	StateLive       State = "live"       // attached: someone is typing or a command runs
+	StateLive       State = "live"       // held: a terminal is attached or a command runs
 	StateDetached   State = "detached"   // interpreter loaded, nobody attached
 	StateRestorable State = "restorable" // on disk only (after a host restart); rebuilt on first use
 )
 
-// meta is session.json: what survives the host.
+// meta is session.json: what survives the host. State is informational (what
+// the session was at the last write); a starting host treats every session it
+// finds as restorable.
 type meta struct {
 	ID       string    `json:"id"`
 	Owner    string    `json:"owner"`
@@ -28,22 +31,32 @@ type meta struct {
 
 const metaFile = "session.json"
 
-func writeMeta(dir string, m meta) error {
+// writeMeta replaces dir/session.json atomically.
+func writeMeta(dir string, m meta, sync bool) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, metaFile), append(b, '\n'), true)
+	return writeFileAtomic(filepath.Join(dir, metaFile), append(b, '\n'), sync)
 }
 
-func readMeta(dir string) (meta, error) {
+// readMeta reads dir/session.json and checks that it describes the session
+// directory id.
+func readMeta(dir, id string) (meta, error) {
 	var m meta
-	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	name := filepath.Join(dir, metaFile)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		return m, err
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", filepath.Join(dir, metaFile), err)
+		return m, fmt.Errorf("%s: %w", name, err)
+	}
+	switch {
+	case m.ID != id:
+		return m, fmt.Errorf("%s: id %q in directory %q", name, m.ID, id)
+	case m.Owner == "":
+		return m, errors.New(name + ": no owner")
 	}
 	return m, nil
 }

@@ -5,17 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/replhost/replhost/artifacts"
 	"github.com/replhost/replhost/sandbox"
 )
 
 // Session is one user's interpreter, journal and directory.
 //
-// Lock order: evalMu before mu. evalMu is held for a whole cell (and for a
-// restore); mu only for short reads and writes of the fields it guards.
+// Lock order: Manager.mu before evalMu before mu. evalMu is held for a whole
+// cell (and for a restore); mu only for short reads and writes of the fields
+// it guards, never while calling out.
 type Session struct {
 	id, owner, dir string
 	created        time.Time
@@ -26,13 +27,20 @@ type Session struct {
 	evalMu sync.Mutex // one cell at a time; guards ev
 	ev     Evaluator  // nil until loaded
 
-	mu       sync.Mutex // guards the fields below
-	lastUsed time.Time
-	users    int                // attachments and commands holding the session
-	detach   func(msg string)   // ends the current interactive attachment
-	loaded   bool               // ev != nil, readable without evalMu
-	closed   bool               // killed or evicted: never used again
-	cancel   context.CancelFunc // interrupts the running cell, if any
+	store storeSlot // the session's one artifact store (artifacts.go)
+
+	metaMu       sync.Mutex // serializes writes of session.json and the removal of stale temporary files
+	tempsCleaned bool       // guarded by metaMu
+
+	mu        sync.Mutex // guards the fields below
+	lastUsed  time.Time
+	users     int                // holds by Create and Acquire: attachments and commands
+	running   int                // cells in Eval (waiting or running)
+	detach    func(msg string)   // ends the current interactive attachment
+	attachGen uint64             // which attachment detach belongs to
+	loaded    bool               // ev != nil, readable without evalMu
+	closed    bool               // killed or evicted: never used again
+	cancel    context.CancelFunc // interrupts the running cell, if any
 }
 
 // Info describes a session for listings.
@@ -58,14 +66,20 @@ func (s *Session) Dir() string { return s.dir }
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := StateRestorable
+	return Info{ID: s.id, Owner: s.owner, State: s.stateLocked(), Created: s.created, LastUsed: s.lastUsed, Dir: s.dir}
+}
+
+// stateLocked is the session's state; called with mu held.
+func (s *Session) stateLocked() State {
 	switch {
+	case s.m.stopping.Load():
+		return StateRestorable // what the next host will find
 	case s.users > 0:
-		st = StateLive
+		return StateLive
 	case s.loaded:
-		st = StateDetached
+		return StateDetached
 	}
-	return Info{ID: s.id, Owner: s.owner, State: st, Created: s.created, LastUsed: s.lastUsed, Dir: s.dir}
+	return StateRestorable
 }
 
 func (s *Session) touch() {
@@ -77,16 +91,40 @@ func (s *Session) touch() {
 
 // Eval runs a cell with the code's output going to stdout and stderr. A cell
 // that succeeds is appended to the journal. When the interpreter's process
-// died, the user is told, and the session is restored from its journal.
+// died, the user is told, and the session is restored from its journal. A
+// session restored from disk is rebuilt first; notices of that go to stderr.
 func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stderr io.Writer) error {
+	s.mu.Lock()
+	s.running++ // from now on the session is busy: never evicted
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running--
+		s.mu.Unlock()
+	}()
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	defer s.touch()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Checked and set under mu, so that close (and Shutdown) either sees
+	// this cell's cancel or this cell sees closed (stopping): a kill never
+	// waits for a cell that starts after it.
 	s.mu.Lock()
+	if s.closed || s.m.stopping.Load() {
+		s.mu.Unlock()
+		if s.closed {
+			return ErrNoSuchSession
+		}
+		return ErrShuttingDown
+	}
 	s.cancel = cancel
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
 	if err := s.ensureLoaded(ctx, stderr); err != nil {
 		return err
 	}
@@ -105,7 +143,7 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 		return err
 	}
 	if err == nil {
-		if jerr := s.journal.Append(cell, s.m.cfg.SyncJournal); jerr != nil {
+		if jerr := s.journal.Append(cell); jerr != nil {
 			return fmt.Errorf("cell ran but was not saved: %w", jerr)
 		}
 	}
@@ -125,7 +163,9 @@ func (s *Session) Complete(word string) []string {
 }
 
 // ensureLoaded starts the evaluator and replays the journal if the session
-// has none (new, restorable after a host restart, or after a crash).
+// has none (new, restorable after a host restart, or after a crash). A
+// restore that does not finish (interrupted, or the journal unreadable)
+// leaves the session unloaded, so the next use restores it whole.
 // Called with evalMu held.
 func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) error {
 	if s.ev != nil {
@@ -137,6 +177,12 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) error {
 	if closed {
 		return ErrNoSuchSession
 	}
+	if s.m.stopping.Load() {
+		return ErrShuttingDown
+	}
+	if err := s.cleanTemps(); err != nil {
+		return err
+	}
 	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		return fmt.Errorf("start interpreter: %w", err)
@@ -145,12 +191,17 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) error {
 	s.mu.Lock()
 	s.loaded = true
 	s.mu.Unlock()
-	return s.replay(ctx, notice)
+	if err := s.replay(ctx, notice); err != nil {
+		s.unloadLocked()
+		return err
+	}
+	return nil
 }
 
 // replay runs the journal's cells with their output discarded. A cell that
-// fails now stops the replay there: the user is told which, and the journal
-// is cut there so that it says what the session has.
+// fails now (say, it imports an uploaded package since removed) stops the
+// replay there: the user is told which, and the journal is cut there so that
+// it says what the session has; the session goes on from that state.
 func (s *Session) replay(ctx context.Context, notice io.Writer) error {
 	cells, err := s.journal.Cells()
 	if err != nil {
@@ -163,22 +214,64 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) error {
 		if err == nil {
 			continue
 		}
-		var crash *sandbox.CrashError
-		if errors.As(err, &crash) {
-			s.unloadLocked()
-			// Start again without the cell that crashes the interpreter.
-			if terr := s.journal.TruncateFrom(i); terr != nil {
-				return terr
-			}
-			fmt.Fprintf(notice, "restore stopped at cell %d of %d: %v; later cells dropped\n", i+1, len(cells), err)
-			return s.ensureLoaded(ctx, notice)
-		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		fmt.Fprintf(notice, "restore stopped at cell %d of %d: error: %v; later cells dropped\n", i+1, len(cells), err)
-		return s.journal.TruncateFrom(i)
+		if terr := s.journal.TruncateFrom(i); terr != nil {
+			return terr
+		}
+		fmt.Fprintf(notice, "restore stopped at cell %d of %d (%s): %v; %s dropped from the session\n",
+			i+1, len(cells), cellSummary(c), err, cellRange(i+1, len(cells)))
+		var crash *sandbox.CrashError
+		if errors.As(err, &crash) {
+			// Start again without the cell that crashes the interpreter.
+			s.unloadLocked()
+			return s.ensureLoaded(ctx, notice)
+		}
+		return nil
 	}
+	return nil
+}
+
+// cellSummary is the first line of a cell, short enough for a notice.
+func cellSummary(cell string) string {
+	line, _, more := strings.Cut(strings.TrimSpace(cell), "\n")
+	if r := []rune(line); len(r) > 40 {
+		line, more = string(r[:40]), true
+	}
+	if more {
+		line += " ..."
+	}
+	return line
+}
+
+func cellRange(from, to int) string {
+	if from == to {
+		return fmt.Sprintf("cell %d", from)
+	}
+	return fmt.Sprintf("cells %d-%d", from, to)
+}
+
+// saveMeta replaces the session's session.json.
+func (s *Session) saveMeta(md meta) error {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	return writeMeta(s.dir, md, s.m.sync())
+}
+
+// cleanTemps removes, once per host, the temporary files a crash left in
+// the session directory (a session.json write that never got to its rename).
+// The journal's own are removed when it is read.
+func (s *Session) cleanTemps() error {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	if s.tempsCleaned {
+		return nil
+	}
+	if err := removeTemps(s.dir); err != nil {
+		return fmt.Errorf("clean session directory: %w", err)
+	}
+	s.tempsCleaned = true
 	return nil
 }
 
@@ -218,7 +311,7 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) error {
 func (s *Session) JournalLen() int { return s.journal.Len() }
 
 // close ends the session's interpreter and any attachment; the Manager
-// removes the directory.
+// removes the directory. A running cell is interrupted and waited for.
 func (s *Session) close(reason string) {
 	s.mu.Lock()
 	s.closed = true
@@ -242,20 +335,37 @@ func (s *Session) unload() {
 	s.evalMu.Unlock()
 }
 
+// TakenOverMessage is what an interactive attachment is told when a newer
+// one of the same session takes its place.
+const TakenOverMessage = "session attached from another connection; this one is closed"
+
+// attachTerminal makes detach the way to end the session's interactive
+// attachment and ends the one before it with TakenOverMessage: two terminals
+// on one session, the newer wins. release undoes it, unless a newer
+// attachment has taken over meanwhile (its detach must stay).
+func (s *Session) attachTerminal(detach func(msg string)) (release func()) {
+	s.mu.Lock()
+	prev := s.detach
+	s.attachGen++
+	gen := s.attachGen
+	s.detach = detach
+	s.mu.Unlock()
+	if prev != nil {
+		prev(TakenOverMessage)
+	}
+	return func() {
+		s.mu.Lock()
+		if s.attachGen == gen {
+			s.detach = nil
+		}
+		s.mu.Unlock()
+	}
+}
+
 // Load starts the session's interpreter and replays its journal if it has
 // none yet (a session restored from disk); notices go to w.
 func (s *Session) Load(ctx context.Context, w io.Writer) error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	return s.ensureLoaded(ctx, w)
-}
-
-// ListArtifacts lists the session's uploaded packages, files and archives.
-func (s *Session) ListArtifacts() ([]artifacts.Info, error) {
-	st, err := artifacts.Open(s.dir, artifacts.Limits{})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	return st.List()
 }

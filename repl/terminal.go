@@ -58,8 +58,7 @@ type interaction struct {
 func (s *Session) Interact(ctx context.Context, t Terminal) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s.takeOver(func(msg string) { cancel(errors.New(msg)) })
-	defer s.takeOver(nil)
+	defer s.attachTerminal(func(msg string) { cancel(errors.New(msg)) })()
 
 	it := &interaction{s: s, t: t, out: &crlfWriter{w: t.Out}, ctx: ctx}
 	it.width.Store(int64(termWidth(t.Width)))
@@ -114,18 +113,6 @@ func (it *interaction) closeReadline(pw *io.PipeWriter) {
 		}
 	}
 	it.rl.Close()
-}
-
-// takeOver installs detach as the way to end this session's attachment and
-// ends the previous one: two terminals on one session, the newer wins.
-func (s *Session) takeOver(detach func(string)) {
-	s.mu.Lock()
-	prev := s.detach
-	s.detach = detach
-	s.mu.Unlock()
-	if prev != nil && detach != nil {
-		prev("session attached from another connection; this one is closed")
-	}
 }
 
 func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
