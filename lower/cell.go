@@ -37,6 +37,11 @@ type cell struct {
 	unitOf  map[ast.Node]int  // top-level node → index in units
 
 	importSet map[string]string // name → path: every import visible to this cell
+	// qualifiers are the names used as X in X.Sel: an earlier cell's import
+	// the cell does not name cannot matter to it, and leaving it out of the
+	// type-checked file spares go/types an unused-import error per cell.
+	qualifiers map[string]bool
+	imported   *ast.GenDecl // importDecl's result, kept once the cell is committed
 }
 
 const cellFuncName = "ʟcell"
@@ -100,6 +105,15 @@ func parseCell(fset *token.FileSet, index int, src string, prev map[string]strin
 			c.mapUnit(d)
 		}
 	}
+	c.qualifiers = map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				c.qualifiers[id.Name] = true
+			}
+		}
+		return true
+	})
 	c.hoist()
 	return c, nil
 }

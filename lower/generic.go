@@ -219,6 +219,10 @@ func (ctx *lowerCtx) instance(obj types.Object, args []types.Type) string {
 	if fn, ok := obj.(*types.Func); ok {
 		obj = fn.Origin()
 	}
+	if a, ok := obj.Type().(*types.Alias); ok && a.TypeParams().Len() > 0 {
+		// A generic alias is its right-hand side, instantiated.
+		return ctx.typeExprText(substType(a.Rhs(), bind(a.TypeParams(), args)), nil)
+	}
 	st := ctx.siteOf(obj)
 	if st == nil || st.decl == nil {
 		ctx.fail(fmt.Errorf("no declaration for generic %s", obj.Name()))

@@ -121,6 +121,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	for _, p := range paths {
 		b.WriteString("import " + ctx.aliases[p] + " " + strconv.Quote(p) + "\n")
 	}
+	cleared := false
 	for _, i := range order {
 		u := c.units[i]
 		if u.kind != unitImport {
@@ -129,10 +130,17 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 		if drop[i] {
 			continue
 		}
+		if u.kind == unitStmt && ctx.cellDefers && !cleared {
+			b.WriteString(cellDefersVar + " = nil\n")
+			cleared = true
+		}
 		b.WriteString(r.text(u.start, u.end))
 		b.WriteString("\n")
 	}
 	addDecls()
+	if ctx.cellDefers {
+		b.WriteString(cellDefersVar + " = " + cellDefersRun + "(" + cellDefersVar + ")\n")
+	}
 	out, m := stripMarks(b.String(), c.src)
 	return out, m, ctx.added, nil
 }

@@ -204,6 +204,10 @@ func (r *rewriter) returnStmt(n *ast.ReturnStmt) {
 // appended to a list that a defer of the enclosing function runs, so it
 // runs when the function returns, not when the body does.
 func (r *rewriter) deferStmt(n *ast.DeferStmt) {
+	if r.subst == nil && len(r.fns) == 1 {
+		r.cellDefer(n)
+		return
+	}
 	f := r.fn()
 	if len(f.rf) == 0 {
 		r.deferArgs(n)

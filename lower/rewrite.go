@@ -252,6 +252,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.loopVarFor(n)
 	case *ast.CallExpr:
 		r.builtinCall(n)
+		r.printCall(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:
@@ -270,6 +271,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.commaOK(names, n.Values)
 	case *ast.SelectorExpr:
 		r.selector(n)
+		r.methodValue(n)
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:

@@ -100,8 +100,15 @@ func (s *Session) Lower(cellSrc string) (string, error) {
 
 // LowerMap is Lower that also returns the map from positions in the code
 // it returns back to the user's cell, for the interpreter's errors (nil
-// when the code is the cell itself).
-func (s *Session) LowerMap(cellSrc string) (string, *SourceMap, error) {
+// when the code is the cell itself). An error that is not an *Error is a
+// limitation of the front end: the cell may still run as typed.
+func (s *Session) LowerMap(cellSrc string) (out string, m *SourceMap, err error) {
+	defer func() {
+		// A bug here must not end the host process with every session.
+		if p := recover(); p != nil {
+			out, m, err = "", nil, fmt.Errorf("lower: internal error: %v", p)
+		}
+	}()
 	s.last = nil
 	c, err := parseCell(s.fset, len(s.cells), cellSrc, s.importSet())
 	if err != nil {
@@ -153,7 +160,11 @@ func (s *Session) check(c *cell) (*checked, error) {
 	files := make([]*ast.File, 0, len(all))
 	for i, x := range all {
 		f := &ast.File{Name: x.file.Name, Package: x.file.Package, FileStart: x.file.FileStart, FileEnd: x.file.FileEnd}
-		if g := importDecl(x); len(g.Specs) > 0 {
+		g := importDecl(x)
+		if x != c {
+			x.imported = g // committed: its imports no longer change
+		}
+		if len(g.Specs) > 0 {
 			f.Decls = append(f.Decls, g)
 		}
 		for _, d := range x.imports {
@@ -208,8 +219,12 @@ func (s *Session) check(c *cell) (*checked, error) {
 }
 
 // importDecl declares, for cell x, the imports of earlier cells that x does
-// not import itself (at the REPL, an import stays visible in later cells).
+// not import itself and uses (at the REPL, an import stays visible in later
+// cells).
 func importDecl(x *cell) *ast.GenDecl {
+	if x.imported != nil {
+		return x.imported
+	}
 	own := map[string]bool{}
 	for _, d := range x.imports {
 		for _, s := range d.Specs {
@@ -224,7 +239,7 @@ func importDecl(x *cell) *ast.GenDecl {
 	}
 	g := &ast.GenDecl{Tok: token.IMPORT}
 	for name, path := range x.importSet {
-		if !own[name] {
+		if !own[name] && x.qualifiers[name] {
 			g.Specs = append(g.Specs, &ast.ImportSpec{Name: ast.NewIdent(name), Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(path)}})
 		}
 	}

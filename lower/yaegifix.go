@@ -91,10 +91,29 @@ func (r *rewriter) commaOK(lhs []ast.Expr, rhs []ast.Expr) {
 }
 
 // deferArgs evaluates a deferred call's arguments before the defer
-// statement: yaegi evaluates them when the deferred call runs.
+// statement: yaegi evaluates them when the deferred call runs. A deferred
+// function literal gets the loop-scoped variables it captures as leading
+// parameters (see loopCaptures).
 func (r *rewriter) deferArgs(n *ast.DeferStmt) {
 	call := n.Call
 	var names, vals []string
+	fun := r.nodeText(call.Fun)
+	var pre []string
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+		var params []string
+		for _, v := range r.loopCaptures(lit) {
+			params = append(params, v.Name()+" "+r.ctx.typeText(v.Type(), r.subst))
+			pre = append(pre, v.Name())
+		}
+		if len(params) > 0 {
+			sep := ""
+			if lit.Type.Params.NumFields() > 0 {
+				sep = ", "
+			}
+			open := r.off(lit.Type.Params.Opening) + 1
+			fun = r.text(r.off(lit.Pos()), open) + strings.Join(params, ", ") + sep + r.text(open, r.off(lit.End()))
+		}
+	}
 	args := make([]string, len(call.Args))
 	for i, a := range call.Args {
 		args[i] = r.nodeText(a)
@@ -121,13 +140,126 @@ func (r *rewriter) deferArgs(n *ast.DeferStmt) {
 		vals = append(vals, args[i])
 		args[i] = nm
 	}
-	if len(names) == 0 {
+	if len(names) == 0 && len(pre) == 0 {
 		return
 	}
 	ell := ""
 	if call.Ellipsis.IsValid() {
 		ell = "..."
 	}
-	text := strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") + "; defer " + r.nodeText(call.Fun) + "(" + strings.Join(args, ", ") + ell + ")"
+	text := "defer " + fun + "(" + strings.Join(append(pre, args...), ", ") + ell + ")"
+	if len(names) > 0 {
+		text = strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") + "; " + text
+	}
 	r.replaceNode(n, text)
 }
+
+// loopCaptures lists the variables declared inside a loop of the enclosing
+// function that the deferred literal lit uses and nobody assigns after
+// their definition. yaegi makes the closure of a deferred literal when the
+// deferred call runs, so it sees the variables of the last iteration; as
+// parameters, they are bound when the defer statement runs, as in Go.
+func (r *rewriter) loopCaptures(lit *ast.FuncLit) []*types.Var {
+	var loops []ast.Node
+	for i := len(r.stack) - 2; i >= 0; i-- {
+		switch s := r.stack[i].(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			i = -1
+		case *ast.ForStmt, *ast.RangeStmt:
+			loops = append(loops, s)
+		}
+	}
+	if len(loops) == 0 {
+		return nil
+	}
+	var vars []*types.Var
+	seen := map[*types.Var]bool{}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := r.code.info.Uses[id].(*types.Var)
+		if !ok || v.IsField() || seen[v] || v.Pos() >= lit.Pos() && v.Pos() < lit.End() {
+			return true
+		}
+		for _, l := range loops {
+			if v.Pos() >= l.Pos() && v.Pos() < l.End() {
+				if !r.reassigned(v, l) {
+					seen[v] = true
+					vars = append(vars, v)
+				}
+				break
+			}
+		}
+		return true
+	})
+	return vars
+}
+
+// reassigned reports whether v, declared in loop, is assigned after its
+// definition, other than by the post statement of the three-clause loop
+// declaring it (each iteration has its own copy, see loopVarFor).
+func (r *rewriter) reassigned(v *types.Var, loop ast.Node) bool {
+	var post ast.Stmt
+	if f, ok := loop.(*ast.ForStmt); ok && f.Init != nil && v.Pos() >= f.Init.Pos() && v.Pos() < f.Init.End() {
+		post = f.Post
+	}
+	for _, p := range r.facts.assigned[v] {
+		if post == nil || p < post.Pos() || p >= post.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// cellDefer lowers a defer of the cell's top level: yaegi runs it when the
+// Eval of its statement ends, Go when main returns. At the REPL a cell is
+// the body of main: the call, its arguments evaluated now, goes on a list
+// that the end of the cell runs, last in first out.
+func (r *rewriter) cellDefer(n *ast.DeferStmt) {
+	ctx := r.ctx
+	ctx.declare(cellDefersVar, func() string { return "var " + cellDefersVar + " []func()" })
+	ctx.declare(cellDefersRun, func() string {
+		return "func " + cellDefersRun + "(fs []func()) []func() {\n\tfor i := len(fs) - 1; i >= 0; i-- {\n\t\tfs[i]()\n\t}\n\treturn nil\n}"
+	})
+	ctx.cellDefers = true
+	call := n.Call
+	var params, vals []string
+	args := make([]string, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = r.nodeText(a)
+		tv := r.code.info.Types[a]
+		if tv.Value != nil || tv.IsNil() || tv.IsType() {
+			continue
+		}
+		if _, lit := ast.Unparen(a).(*ast.FuncLit); lit {
+			continue
+		}
+		vals = append(vals, args[i])
+		if tup, ok := tv.Type.(*types.Tuple); ok {
+			var names []string
+			for k := range tup.Len() {
+				nm := ctx.name("a")
+				names = append(names, nm)
+				params = append(params, nm+" "+ctx.typeText(tup.At(k).Type(), r.subst))
+			}
+			args[i] = strings.Join(names, ", ")
+			continue
+		}
+		nm := ctx.name("a")
+		params = append(params, nm+" "+ctx.typeText(tv.Type, r.subst))
+		args[i] = nm
+	}
+	ell := ""
+	if call.Ellipsis.IsValid() {
+		ell = "..."
+	}
+	body := r.nodeText(call.Fun) + "(" + strings.Join(args, ", ") + ell + ")"
+	r.replaceNode(n, cellDefersVar+" = append("+cellDefersVar+", func("+strings.Join(params, ", ")+") func() { return func() { "+body+" } }("+strings.Join(vals, ", ")+"))")
+}
+
+const (
+	cellDefersVar = "ʟdefers"
+	cellDefersRun = "ʟrunDefers"
+)

@@ -10,15 +10,19 @@ import (
 
 // lowerTriggers are the words whose presence in a cell may need the front
 // end: yaegi v0.16.1 cannot run range over int or func, the builtins min,
-// max and clear, generics, or the generic packages. A cell with none of them,
-// in a session that declared no generics, goes to yaegi as typed: the
-// type-check costs milliseconds on a long session, and the round trip of
-// `1+2` must stay under one.
-var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~"}
+// max and clear, generics, or the generic packages; it gets wrong the
+// values of interpreted types handed to fmt (%T, %d, Error and String
+// methods), defers at top level and in loops, method values, and blocks
+// that shadow globals or capture loop variables ("{"). A cell with none of
+// them, in a session that declared no generics and no methods, goes to
+// yaegi as typed: the type-check costs milliseconds on a long session, and
+// the round trip of `1+2` must stay under one.
+var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
+	"{", "Print", "Errorf", "defer"}
 
 // needsLowering is the cheap syntactic test before the typed front end.
-func needsLowering(cell string, sessionHasGenerics bool) bool {
-	if sessionHasGenerics {
+func needsLowering(cell string, lowerAll bool) bool {
+	if lowerAll {
 		return true
 	}
 	for _, w := range lowerTriggers {
@@ -29,10 +33,12 @@ func needsLowering(cell string, sessionHasGenerics bool) bool {
 	return false
 }
 
-// genericDecl guesses whether a cell declares a generic function or type:
-// from then on every cell may instantiate one implicitly.
+// genericDecl guesses whether a cell declares a generic function or type,
+// or a method: from then on every cell may instantiate one implicitly, or
+// take a method value (Interp.generics then means "lower every cell").
 func genericDecl(cell string) bool {
-	return strings.Contains(cell, "[") && (strings.Contains(cell, "func") || strings.Contains(cell, "type"))
+	return strings.Contains(cell, "[") && (strings.Contains(cell, "func") || strings.Contains(cell, "type")) ||
+		strings.Contains(cell, "func (")
 }
 
 // lowerCell runs the typed front end on cell when it may need it, and

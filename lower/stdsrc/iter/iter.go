@@ -21,7 +21,8 @@ func Pull[V any](seq Seq[V]) (func() (V, bool), func()) {
 		if <-req {
 			seq(func(v V) bool {
 				out <- item{v, true}
-				return <-req
+				more := <-req // yaegi fails on return <-ch in a goroutine ("unaddressable value")
+				return more
 			})
 		}
 		finished = true
@@ -72,7 +73,8 @@ func Pull2[K, V any](seq Seq2[K, V]) (func() (K, V, bool), func()) {
 		if <-req {
 			seq(func(k K, v V) bool {
 				out <- item{k, v, true}
-				return <-req
+				more := <-req // yaegi fails on return <-ch in a goroutine ("unaddressable value")
+				return more
 			})
 		}
 		finished = true

@@ -1,0 +1,228 @@
+package lower
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// printFuncs gives, for the fmt and log functions that format their
+// operands, the index of the format argument (-1 for none, then every
+// operand is printed with %v) or of the first operand.
+var printFuncs = map[string]struct{ format, first int }{
+	"fmt.Printf": {0, 1}, "fmt.Sprintf": {0, 1}, "fmt.Errorf": {0, 1}, "fmt.Fprintf": {1, 2}, "fmt.Appendf": {1, 2},
+	"log.Printf": {0, 1}, "log.Fatalf": {0, 1}, "log.Panicf": {0, 1},
+	"fmt.Print": {-1, 0}, "fmt.Println": {-1, 0}, "fmt.Sprint": {-1, 0}, "fmt.Sprintln": {-1, 0},
+	"fmt.Fprint": {-1, 1}, "fmt.Fprintln": {-1, 1}, "fmt.Append": {-1, 1}, "fmt.Appendln": {-1, 1},
+	"log.Print": {-1, 0}, "log.Println": {-1, 0}, "log.Fatal": {-1, 0}, "log.Fatalln": {-1, 0},
+	"log.Panic": {-1, 0}, "log.Panicln": {-1, 0},
+}
+
+// printCall works around yaegi handing fmt a value of an interpreted type
+// as its underlying type, or, when the type has methods, as a wrapper: %T
+// prints `int` for main.Count, %d of a type with a String method prints
+// the wrapper (`{1 5505952}`), and a struct implementing error prints as a
+// struct, also for %w. go/types knows the static type of each operand: %T
+// of an operand of a concrete type becomes %s of the type's name, the
+// numeric verbs get the operand converted to its basic underlying type (Go
+// does not call String for them), and a value with an Error or String
+// method is boxed (see boxMethods).
+func (r *rewriter) printCall(n *ast.CallExpr) {
+	pf, ok := r.printFunc(n)
+	if !ok || pf.first > len(n.Args) || n.Ellipsis.IsValid() {
+		return
+	}
+	args := n.Args[pf.first:]
+	if pf.format < 0 {
+		for _, a := range args {
+			r.boxMethods(a)
+		}
+		return
+	}
+	tv := r.code.info.Types[n.Args[pf.format]]
+	if tv.Value == nil || tv.Value.Kind() != constant.String {
+		return
+	}
+	format := constant.StringVal(tv.Value)
+	verbs, ok := parseVerbs(format)
+	if !ok {
+		return
+	}
+	newFormat := []byte(format)
+	changed := false
+	for k, v := range verbs {
+		if k >= len(args) {
+			break
+		}
+		a := args[k]
+		t := r.typeOf(a)
+		if t == nil || !r.mentionsCellType(t) {
+			continue
+		}
+		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+			t = types.Default(t)
+		}
+		switch {
+		case v.verb == 'T':
+			if types.IsInterface(t) || !pure(a) {
+				continue
+			}
+			newFormat[v.at] = 's'
+			r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
+			changed = true
+		case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
+		case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
+			b, ok := t.Underlying().(*types.Basic)
+			if !ok || t == types.Type(b) {
+				continue
+			}
+			r.replaceNode(a, b.Name()+"("+r.nodeText(a)+")")
+		}
+	}
+	if changed {
+		r.replaceNode(n.Args[pf.format], strconv.Quote(string(newFormat)))
+	}
+}
+
+// boxMethods boxes an operand of a concrete type of the session that
+// implements error or fmt.Stringer in a function returning that interface:
+// yaegi hands fmt such a value without its methods unless its fmt symbols
+// came with yaegi's interface map, and boxing is the one conversion it gets
+// right either way. It reports whether it boxed a.
+func (r *rewriter) boxMethods(a ast.Expr) bool {
+	t := r.typeOf(a)
+	if t == nil || types.IsInterface(t) || !r.mentionsCellType(t) {
+		return false
+	}
+	var iface string
+	switch {
+	case types.Implements(t, errorType):
+		iface = "error"
+	case types.Implements(t, stringerType):
+		iface = r.ctx.qualify("fmt") + ".Stringer"
+	default:
+		return false
+	}
+	r.replaceNode(a, "func() "+iface+" { return "+r.nodeText(a)+" }()")
+	return true
+}
+
+var (
+	errorType    = types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	stringerType = types.NewInterfaceType([]*types.Func{
+		types.NewFunc(0, nil, "String", types.NewSignatureType(nil, nil, nil, nil, types.NewTuple(types.NewVar(0, nil, "", types.Typ[types.String])), false)),
+	}, nil).Complete()
+)
+
+// printFunc returns where the format and the operands of n are, if n
+// calls one of printFuncs.
+func (r *rewriter) printFunc(n *ast.CallExpr) (pf struct{ format, first int }, ok bool) {
+	sel, isSel := ast.Unparen(n.Fun).(*ast.SelectorExpr)
+	if !isSel {
+		return pf, false
+	}
+	fn, isFn := r.code.info.Uses[sel.Sel].(*types.Func)
+	if !isFn || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+		return pf, false
+	}
+	pf, ok = printFuncs[fn.Pkg().Path()+"."+fn.Name()]
+	return pf, ok
+}
+
+// mentionsCellType reports whether t involves a named type of the session
+// (the interpreter's own types; those of compiled packages print right).
+func (r *rewriter) mentionsCellType(t types.Type) bool {
+	found := false
+	var visit func(t types.Type)
+	visit = func(t types.Type) {
+		if found || t == nil {
+			return
+		}
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			if t.Obj().Pkg() == r.ctx.chk.pkg {
+				found = true
+			}
+			for i := range t.TypeArgs().Len() {
+				visit(t.TypeArgs().At(i))
+			}
+		case *types.Pointer:
+			visit(t.Elem())
+		case *types.Slice:
+			visit(t.Elem())
+		case *types.Array:
+			visit(t.Elem())
+		case *types.Map:
+			visit(t.Key())
+			visit(t.Elem())
+		case *types.Chan:
+			visit(t.Elem())
+		case *types.TypeParam:
+			visit(r.concrete(t))
+		}
+	}
+	visit(t)
+	return found
+}
+
+// pure reports an operand whose evaluation has no effect: leaving it out
+// changes nothing.
+func pure(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.SelectorExpr:
+		return pure(e.X)
+	case *ast.UnaryExpr:
+		return e.Op == token.AND && pure(e.X)
+	case *ast.KeyValueExpr:
+		return pure(e.Key) && pure(e.Value)
+	case *ast.CompositeLit:
+		for _, x := range e.Elts {
+			if !pure(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// verb is one formatting verb of a printf format: its rune and the byte
+// offset of that rune in the format.
+type verb struct {
+	verb rune
+	at   int
+}
+
+// parseVerbs lists the verbs of format, one per operand; ok is false for
+// formats that number their operands or take widths from them.
+func parseVerbs(format string) ([]verb, bool) {
+	var verbs []verb
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
+			i++
+		}
+		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		switch format[i] {
+		case '%':
+			continue
+		case '*', '[':
+			return nil, false
+		}
+		verbs = append(verbs, verb{rune(format[i]), i})
+	}
+	return verbs, true
+}
