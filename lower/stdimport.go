@@ -70,3 +70,21 @@ func importStd(path string) (*types.Package, error) {
 	defer stdImporter.mu.Unlock()
 	return stdImporter.imp.Import(path)
 }
+
+// warmPackages are the standard packages most cells import.
+var warmPackages = []string{"fmt", "strings", "strconv", "errors", "os", "sort", "time", "math", "bytes", "io", "slices", "maps", "cmp", "iter"}
+
+// Warm decodes, once per process, the type information of the standard
+// packages most cells import and loads the generic std implementations, so
+// that the first cell of the first session does not wait for them (tens of
+// milliseconds). A process that will host sessions (an idle worker) calls it
+// ahead of time; it is safe to call concurrently and more than once.
+func Warm() error {
+	for _, p := range warmPackages {
+		if _, err := importStd(p); err != nil {
+			return err
+		}
+	}
+	_, err := loadStdSites()
+	return err
+}
