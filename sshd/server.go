@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/gliderlabs/ssh"
@@ -54,6 +55,8 @@ type Server struct {
 	srv   *ssh.Server
 	gate  *startupGate
 	execs map[string]execCommand
+
+	handlers sync.WaitGroup // running handlers: Shutdown and Close wait for them
 }
 
 // New returns a Server for cfg.
@@ -83,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 	s.execs = s.execCommands()
 	s.srv = &ssh.Server{
 		Version:          "replhost",
-		Handler:          chain(s.route, s.recoverPanics, s.logSessions),
+		Handler:          chain(s.route, s.recoverPanics, s.logSessions, s.track),
 		PublicKeyHandler: s.authorize,
 		ConnCallback:     s.onConnect,
 		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
@@ -96,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 			"session": s.limitChannels(ssh.DefaultSessionHandler),
 		},
 		SubsystemHandlers: map[string]ssh.SubsystemHandler{
-			"sftp": ssh.SubsystemHandler(chain(s.sftp, s.recoverPanics, s.logSessions)),
+			"sftp": ssh.SubsystemHandler(chain(s.sftp, s.recoverPanics, s.logSessions, s.track)),
 		},
 	}
 	s.srv.AddHostKey(cfg.HostKey)
@@ -112,9 +115,44 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
-// Shutdown stops accepting connections and waits for open ones to end until
-// ctx is done. Sessions stay (the Manager's Shutdown keeps them on disk).
-func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+// Shutdown stops accepting connections and waits for open ones, and their
+// handlers, to end until ctx is done. Sessions stay (the Manager's Shutdown
+// keeps them on disk).
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if werr := s.waitHandlers(ctx); err == nil {
+		err = werr
+	}
+	return err
+}
 
-// Close closes the listeners and every connection at once.
-func (s *Server) Close() error { return s.srv.Close() }
+// Close closes the listeners and every connection at once, and waits (a
+// few seconds at most) for the handlers to return, so nothing of theirs
+// writes after it.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.waitHandlers(ctx)
+	return err
+}
+
+func (s *Server) waitHandlers(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.handlers.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// track counts the running handlers.
+func (s *Server) track(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		s.handlers.Add(1)
+		defer s.handlers.Done()
+		next(sess)
+	}
+}
