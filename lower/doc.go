@@ -8,5 +8,14 @@
 // and statements in any order. Statements behave like the body of main, but
 // the variables they declare persist into later cells, as yaegi keeps them as
 // globals. Type errors are reported at the user's line and column with
-// go/types' message; the rewritten code never shows in a message.
+// go/types' message; the rewritten code never shows in a message: LowerMap
+// returns with the code a SourceMap that takes the positions of the
+// interpreter's own errors back to the cell, and CleanMessage the names of
+// the helpers and instances it adds.
+//
+// Beyond the language, the lowering works around yaegi bugs that go/types
+// sees coming: fmt operands of interpreted types (%T, %d, Error and String
+// methods), method values, top-level defers (run at the end of the cell, as
+// at the end of main), deferred closures in loops, comma-ok forms and
+// shadowing blocks at top level.
 package lower

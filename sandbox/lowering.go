@@ -10,15 +10,15 @@ import (
 
 // lowerTriggers are the words whose presence in a cell may need the front
 // end: yaegi v0.16.1 cannot run range over int or func, the builtins min,
-// max and clear, generics, or the generic packages; it gets wrong the
-// values of interpreted types handed to fmt (%T, %d, Error and String
-// methods), defers at top level and in loops, method values, and blocks
-// that shadow globals or capture loop variables ("{"). A cell with none of
-// them, in a session that declared no generics and no methods, goes to
-// yaegi as typed: the type-check costs milliseconds on a long session, and
-// the round trip of `1+2` must stay under one.
+// max and clear, generics, or the generic packages; it gets wrong %T of
+// interpreted types, defers at top level and in loops, and blocks that
+// shadow globals or capture loop variables ("{"). (Values with Error or
+// String methods handed to fmt, and method values, need a session that
+// declared a method: then every cell is lowered.) A cell with none of them
+// goes to yaegi as typed: the type-check costs milliseconds on a long
+// session, and the round trip of `1+2` must stay under one.
 var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
-	"{", "Print", "Errorf", "defer"}
+	"{", "%T", "defer"}
 
 // needsLowering is the cheap syntactic test before the typed front end.
 func needsLowering(cell string, lowerAll bool) bool {
