@@ -19,11 +19,20 @@ const (
 	trashPrefix = ".trash-" // a session directory being removed
 )
 
+// syncLevel is what a write survives beyond a killed host (which every
+// write survives: the page cache outlives the process).
+type syncLevel int
+
+const (
+	syncNone syncLevel = iota // no fsync: a power loss may lose the write (never half of it on ext4)
+	syncFile                  // the file fsynced before its rename: a power loss leaves the old file or the new one, whole
+	syncAll                   // the directory fsynced too: the new file survives a power loss
+)
+
 // writeFileAtomic writes data to path through a temporary file in the same
 // directory, renamed over path, so a crash leaves the old file or the new
-// one, never half of one. With sync, the data and the rename are fsynced
-// before it returns (a power loss keeps them too).
-func writeFileAtomic(path string, data []byte, sync bool) error {
+// one, never half of one; level says how durable the write is on return.
+func writeFileAtomic(path string, data []byte, level syncLevel) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
@@ -35,7 +44,7 @@ func writeFileAtomic(path string, data []byte, sync bool) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if sync {
+	if level >= syncFile {
 		if err := f.Sync(); err != nil {
 			f.Close()
 			return fmt.Errorf("sync %s: %w", path, err)
@@ -47,7 +56,7 @@ func writeFileAtomic(path string, data []byte, sync bool) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	if sync {
+	if level >= syncAll {
 		return syncDir(dir)
 	}
 	return nil
@@ -88,7 +97,7 @@ var sessionSubdirs = []string{"classes/repl", "classes/src", "files", "archives"
 
 // createSessionDir makes root/<md.ID> with its layout and session.json. It
 // is built as root/.new-<id> and renamed into place, so the session exists
-// whole or not at all.
+// whole or not at all; with sync, it survives a power loss on return.
 func createSessionDir(root string, md meta, sync bool) error {
 	tmp := filepath.Join(root, newPrefix+md.ID)
 	for _, sub := range sessionSubdirs {
@@ -97,7 +106,11 @@ func createSessionDir(root string, md meta, sync bool) error {
 			return fmt.Errorf("create session directory: %w", err)
 		}
 	}
-	if err := writeMeta(tmp, md, sync); err != nil {
+	level := syncNone
+	if sync {
+		level = syncFile // the root's fsync below makes the whole directory durable
+	}
+	if err := writeMeta(tmp, md, level); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("write session.json: %w", err)
 	}

@@ -86,8 +86,8 @@ func TestEvictIdleSparesSessionsInUse(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Release(s) // nobody holds it; only the cell keeps it busy
-		// The cell ends by itself when stop appears: an interrupted
-		// in-process cell would race in yaegi (see the report).
+		// The cell ends by itself when stop appears: an ordinary end, after
+		// which the session is idle again.
 		stop := filepath.Join(t.TempDir(), "stop")
 		cell := fmt.Sprintf("import (\"fmt\"; \"os\")\nfunc stopped() bool { _, err := os.Stat(%q); return err == nil }\nfmt.Println(\"spinning\")\nfor !stopped() {}", stop)
 		started := make(chan struct{})
@@ -216,16 +216,14 @@ func TestAcquireRacesEvictIdleAtTheTTLBoundary(t *testing.T) {
 							return
 						}
 						defer m.Release(s)
-						if tc.kill {
-							// No cell: a kill interrupting an in-process
-							// cell races inside yaegi (see the report).
-							return
-						}
-						if !exists(filepath.Join(root, id, "session.json")) {
+						if !tc.kill && !exists(filepath.Join(root, id, "session.json")) {
 							t.Errorf("%s: acquired, but its session.json is gone", id)
 						}
 						var out bytes.Buffer
 						err = s.Eval(context.Background(), "g()", true, &out, &out)
+						if tc.kill && (errors.Is(err, repl.ErrNoSuchSession) || errors.Is(err, context.Canceled)) {
+							return // killed while held, or mid-cell: the user asked for it
+						}
 						if err != nil || out.String() != "42\n" {
 							t.Errorf("%s: g() = %q, %v; want 42", id, out.String(), err)
 						}

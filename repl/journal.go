@@ -26,8 +26,8 @@ type Journal struct {
 	next int        // number of the next cell; 0: not read from disk yet
 }
 
-// OpenJournal returns the journal kept in dir; with sync, every cell is
-// fsynced before Append returns. It does no I/O.
+// OpenJournal returns the journal kept in dir; with sync, every cell (file
+// and directory entry) is fsynced before Append returns. It does no I/O.
 func OpenJournal(dir string, sync bool) *Journal {
 	return &Journal{dir: dir, sync: sync}
 }
@@ -47,7 +47,11 @@ func (j *Journal) Append(cell string) error {
 		}
 	}
 	name := filepath.Join(j.dir, fmt.Sprintf("%06d.go", j.next))
-	if err := writeFileAtomic(name, []byte(cell), j.sync); err != nil {
+	level := syncNone
+	if j.sync {
+		level = syncAll
+	}
+	if err := writeFileAtomic(name, []byte(cell), level); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	j.next++

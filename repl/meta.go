@@ -32,12 +32,12 @@ type meta struct {
 const metaFile = "session.json"
 
 // writeMeta replaces dir/session.json atomically.
-func writeMeta(dir string, m meta, sync bool) error {
+func writeMeta(dir string, m meta, level syncLevel) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, metaFile), append(b, '\n'), sync)
+	return writeFileAtomic(filepath.Join(dir, metaFile), append(b, '\n'), level)
 }
 
 // readMeta reads dir/session.json and checks that it describes the session

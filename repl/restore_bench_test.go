@@ -139,3 +139,18 @@ func BenchmarkCreateRelease(b *testing.B) {
 		})
 	}
 }
+
+// Journal.Append of one cell, fsynced (a real host: survives a power loss)
+// and not: what the journal adds to each successful cell.
+func BenchmarkJournalAppend(b *testing.B) {
+	for _, sync := range []bool{true, false} {
+		b.Run(fmt.Sprintf("sync-%v", sync), func(b *testing.B) {
+			j := OpenJournal(b.TempDir(), sync)
+			for b.Loop() {
+				if err := j.Append("x := 41"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -252,11 +252,18 @@ func cellRange(from, to int) string {
 	return fmt.Sprintf("cells %d-%d", from, to)
 }
 
-// saveMeta replaces the session's session.json.
+// saveMeta replaces the session's session.json with a later last use or
+// state. The file is fsynced, the rename not: a power loss may bring back the
+// previous session.json, whole, which only has an older last use (and TTLs
+// after a restart count from the host's start anyway).
 func (s *Session) saveMeta(md meta) error {
 	s.metaMu.Lock()
 	defer s.metaMu.Unlock()
-	return writeMeta(s.dir, md, s.m.sync())
+	level := syncNone
+	if s.m.sync() {
+		level = syncFile
+	}
+	return writeMeta(s.dir, md, level)
 }
 
 // cleanTemps removes, once per host, the temporary files a crash left in

@@ -1,11 +1,13 @@
 package sshd_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -228,8 +230,7 @@ func TestNoSuchSessionIsTheSameForEveryBadUUID(t *testing.T) {
 }
 
 // Two terminals on one session: the newer takes over, the older is told why
-// and closed; again with a third; a kill ends the last one. (Not a kill
-// during a cell: interrupting an in-process cell races inside yaegi.)
+// and closed; again with a third; a kill ends the last one, mid-cell.
 func TestNewerAttachmentTakesOver(t *testing.T) {
 	h := testhost.Start(t, testhost.Options{Repl: repl.Config{NoSync: true}})
 	id := detachedSession(t, h, "alice")
@@ -252,6 +253,9 @@ func TestNewerAttachmentTakesOver(t *testing.T) {
 		terms = append(terms, term)
 	}
 	last := terms[2]
+	last.Send(`import "fmt"` + "\r")
+	last.Send(`fmt.Println("spinning"); for {}` + "\r") // a running cell does not keep a kill waiting
+	last.Expect("\r\nspinning\r\n")
 	expectRun(t, h, "alice", "kill "+id, "")
 	last.Expect("session killed")
 	last.Wait()
@@ -296,6 +300,81 @@ func TestEvictionThroughTheServer(t *testing.T) {
 	if got := listSessions(t, h, "alice"); len(got) != 0 {
 		t.Errorf("sessions after eviction: %v; want none", got)
 	}
+}
+
+// With process isolation, eviction and kill end the session's worker
+// process (even one running a cell), besides removing the directory.
+func TestEvictionAndKillEndTheWorker(t *testing.T) {
+	clk := newFakeClock()
+	h := testhost.Start(t, testhost.Options{Process: true, Repl: repl.Config{Now: clk.Now, SessionTTL: sessionTTL, NoSync: true}})
+	idle := detachedSession(t, h, "alice")
+	expectRun(t, h, "alice", "eval --session "+idle+" x := 41", "")
+	idlePID := workerOf(t, h.Root, idle)
+
+	busy := detachedSession(t, h, "alice")
+	c := h.Dial(t, "alice")
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start("eval --session " + busy + " import \"fmt\"\nfmt.Println(\"spinning\")\nfor {}"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "spinning\n" {
+		t.Fatalf("running cell printed %q, %v; want spinning", line, err)
+	}
+	busyPID := workerOf(t, h.Root, busy)
+
+	clk.Add(sessionTTL)
+	if n := h.Manager.EvictIdle(); n != 1 {
+		t.Errorf("evicted %d; want 1 (the one not running a cell)", n)
+	}
+	expectRun(t, h, "alice", "kill "+busy, "")
+	if err := s.Wait(); err == nil {
+		t.Error("the killed session's running eval exited 0; want a failure")
+	}
+	for name, pid := range map[string]int{"evicted": idlePID, "killed": busyPID} {
+		if state := processState(pid); state != "" {
+			t.Errorf("%s session's worker %d: state %q; want it gone", name, pid, state)
+		}
+	}
+	for _, id := range []string{idle, busy} {
+		if _, err := os.Stat(filepath.Join(h.Root, id)); !os.IsNotExist(err) {
+			t.Errorf("session directory %s: %v; want it gone", id, err)
+		}
+	}
+}
+
+// workerOf finds the worker process of session id: the one whose working
+// directory is the session's files/.
+func workerOf(tb testing.TB, root, id string) int {
+	tb.Helper()
+	want := filepath.Join(root, id, "files")
+	procs, _ := filepath.Glob("/proc/[0-9]*/cwd")
+	for _, p := range procs {
+		if cwd, err := os.Readlink(p); err == nil && cwd == want {
+			pid, _ := strconv.Atoi(strings.Split(p, "/")[2])
+			return pid
+		}
+	}
+	tb.Fatalf("no worker process works in %s", want)
+	return 0
+}
+
+// processState is the state letter of process pid (R, S, Z, ...), or ""
+// when there is no such process.
+func processState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	state, _, _ := strings.Cut(after, " ")
+	return state
 }
 
 // sessions lists uuid, state, created and last used; the state follows
