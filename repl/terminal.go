@@ -98,6 +98,7 @@ func (it *interaction) closeReadline(pw *io.PipeWriter) {
 	close(it.filter.done)
 	pw.Close()
 	if !it.sawEOF {
+		it.rl.SetPrompt("") // the drain must not draw a prompt after goodbye
 		done := make(chan struct{})
 		go func() {
 			for {
@@ -291,6 +292,10 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	for start > 0 && isWordRune(line[start-1]) {
 		start--
 	}
+	// In an import string, a package path: complete from the opening quote.
+	if q := importQuote(line[:pos]); q >= 0 {
+		start = q
+	}
 	word := string(line[start:pos])
 	if word == "" {
 		return nil, 0
@@ -300,6 +305,38 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 		out = append(out, []rune(cand[len(word):]))
 	}
 	return out, len([]rune(word))
+}
+
+// importQuote is the index of the opening quote of an import path the
+// cursor is in ("import \"enc", or a line of an import block), or -1.
+func importQuote(before []rune) int {
+	q := -1
+	for i, r := range before {
+		if r == '"' {
+			if q >= 0 {
+				q = -1 // a closed string
+			} else {
+				q = i
+			}
+		}
+	}
+	if q < 0 {
+		return -1
+	}
+	head := strings.TrimSpace(string(before[:q]))
+	if head == "" || strings.HasSuffix(head, "import") || strings.HasSuffix(head, "import (") || isIdent(head) {
+		return q
+	}
+	return -1
+}
+
+func isIdent(s string) bool {
+	for _, r := range s {
+		if !isWordRune(r) || r == '.' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isWordRune(r rune) bool {
