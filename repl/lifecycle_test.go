@@ -12,9 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replhost/replhost/internal/testhost"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
 )
+
+// TestMain makes the test binary a worker process when the sandbox starts
+// it as one (the process-isolation benchmarks).
+func TestMain(m *testing.M) {
+	testhost.ServeWorker()
+	os.Exit(m.Run())
+}
 
 // clock is a settable clock for Config.Now.
 type clock struct {
@@ -346,5 +354,71 @@ func TestNoSuchSession(t *testing.T) {
 	}
 	if got := stateOf(m, "bob", bobs.ID()); got != repl.StateDetached {
 		t.Errorf("bob's session after alice's attempts: %v; want %v", got, repl.StateDetached)
+	}
+}
+
+// batchEvaluator is an in-process interpreter that also replays a journal
+// in one call, as a worker process may.
+type batchEvaluator struct {
+	repl.Evaluator
+	replays *atomic.Int64
+}
+
+func (b batchEvaluator) Replay(ctx context.Context, cells []string) (int, error) {
+	b.replays.Add(1)
+	for i, c := range cells {
+		if err := b.Eval(ctx, c, false); err != nil {
+			return i, err
+		}
+	}
+	return len(cells), nil
+}
+
+// An evaluator that can replay a whole journal gets it in one call, and a
+// failure it reports stops the restore at that cell.
+func TestRestoreUsesReplayer(t *testing.T) {
+	root, clk := t.TempDir(), newClock()
+	var replays atomic.Int64
+	inner := repl.InProcess(sandbox.NewAllowlist(nil))
+	cfg := repl.Config{Root: root, NoSync: true, Now: clk.Now,
+		NewEvaluator: func(ctx context.Context, spec repl.EvaluatorSpec) (repl.Evaluator, error) {
+			ev, err := inner(ctx, spec)
+			return batchEvaluator{ev, &replays}, err
+		}}
+	m1, err := repl.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := newSessionWithG(t, m1)
+	s, _ := m1.Acquire("alice", id)
+	eval(t, s, `y := "later"`)
+	m1.Release(s)
+	m1.Shutdown(context.Background())
+	// A last cell that fails (a journal only holds cells that ran, but the
+	// world may have changed since).
+	if err := os.WriteFile(filepath.Join(root, id, "classes/repl/000004.go"), []byte("undefinedFunc()"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	m2, err := repl.NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Shutdown(context.Background())
+	before := replays.Load()
+	s, err = m2.Acquire("alice", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Release(s)
+	var out, notice bytes.Buffer
+	if err := s.Eval(context.Background(), "g()", true, &out, &notice); err != nil || out.String() != "42\n" {
+		t.Errorf("g() = %q, %v; want 42", out.String(), err)
+	}
+	if got := replays.Load() - before; got != 1 {
+		t.Errorf("%d Replay calls for one restore; want 1", got)
+	}
+	if want := "restore stopped at cell 4 of 4 (undefinedFunc()): "; !strings.HasPrefix(notice.String(), want) {
+		t.Errorf("notice = %q; want it to start %q", notice.String(), want)
 	}
 }

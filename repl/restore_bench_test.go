@@ -3,16 +3,18 @@ package repl
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/replhost/replhost/sandbox"
 )
 
-// benchCells is a journal of n cells: variables, functions using them,
-// a type with a method, as a session builds them up.
+// benchCells is a journal of n cells as a session builds them up:
+// variables, functions using them, a type with a method, and statements.
 func benchCells(n int) []string {
 	cells := make([]string, n)
 	for i := range cells {
@@ -25,6 +27,20 @@ func benchCells(n int) []string {
 			cells[i] = fmt.Sprintf("type T%d struct{ A, B int }\nfunc (t T%d) Sum() int { return t.A + t.B + f%d(1) }", i, i, i-1)
 		case 3:
 			cells[i] = fmt.Sprintf("v%d = T%d{A: 1, B: 2}.Sum()", i-3, i-1)
+		}
+	}
+	return cells
+}
+
+// plainCells is a journal of n cells with nothing for the sandbox's typed
+// front end to do (no braces, methods, generics...): yaegi's cost alone.
+func plainCells(n int) []string {
+	cells := make([]string, n)
+	for i := range cells {
+		if i%2 == 0 {
+			cells[i] = fmt.Sprintf("v%d := %d * 2", i, i)
+		} else {
+			cells[i] = fmt.Sprintf("v%d = v%d + len(\"abc\")", i-1, i-1)
 		}
 	}
 	return cells
@@ -51,25 +67,57 @@ func writeSessions(tb testing.TB, root string, count int, cells []string) {
 
 // Restore of one session with a 100-cell journal: a new in-process
 // interpreter, the journal read and replayed (what the first attach or
-// eval --session after a host restart costs).
+// eval --session after a host restart costs). mixed is a journal of
+// functions, types and methods, every cell of which goes through the
+// sandbox's typed front end; plain is one that needs none of it;
+// the -worker ones restore into a worker process from a warm pool (the
+// test binary serves as the worker: TestMain), whose CPU time cpu-ms/op
+// does not count.
 func BenchmarkRestore100Cells(b *testing.B) {
-	root := b.TempDir()
-	writeSessions(b, root, 1, benchCells(100))
-	m, err := NewManager(Config{Root: root, NoSync: true})
+	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var s *Session
-	for _, s = range m.sessions {
+	pool := sandbox.NewPool(sandbox.PoolOptions{Executable: exe, Args: []string{"-test.run=^$"}})
+	defer pool.Close()
+	workers := InWorkers(pool, sandbox.NewAllowlist(nil), 256<<20)
+	for _, tc := range []struct {
+		name  string
+		cells []string
+		eval  NewEvaluator // nil: in-process
+	}{
+		{"mixed", benchCells(100), nil},
+		{"plain", plainCells(100), nil},
+		{"mixed-worker", benchCells(100), workers},
+		{"plain-worker", plainCells(100), workers},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			root := b.TempDir()
+			writeSessions(b, root, 1, tc.cells)
+			m, err := NewManager(Config{Root: root, NoSync: true, NewEvaluator: tc.eval})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var s *Session
+			for _, s = range m.sessions {
+			}
+			cpu := cpuTime()
+			for b.Loop() {
+				s.unload()
+				if err := s.Load(context.Background(), failOnNotice{b}); err != nil {
+					b.Fatal(err)
+				}
+				if tc.eval != nil {
+					// One restore at a time, as when a user comes back:
+					// the pool has refilled with a started worker.
+					b.StopTimer()
+					time.Sleep(200 * time.Millisecond)
+					b.StartTimer()
+				}
+			}
+			reportCPU(b, cpu)
+		})
 	}
-	cpu := cpuTime()
-	for b.Loop() {
-		s.unload()
-		if err := s.Load(context.Background(), failOnNotice{b}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, cpu)
 }
 
 // cpuTime is the CPU time (user and system) the process has used. On a

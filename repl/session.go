@@ -209,28 +209,50 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) error {
 	}
 	s.stdout.set(nil)
 	s.stderr.set(nil)
-	for i, c := range cells {
-		err := s.ev.Eval(ctx, c, false)
-		if err == nil {
-			continue
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if terr := s.journal.TruncateFrom(i); terr != nil {
-			return terr
-		}
-		fmt.Fprintf(notice, "restore stopped at cell %d of %d (%s): %v; %s dropped from the session\n",
-			i+1, len(cells), cellSummary(c), err, cellRange(i+1, len(cells)))
-		var crash *sandbox.CrashError
-		if errors.As(err, &crash) {
-			// Start again without the cell that crashes the interpreter.
-			s.unloadLocked()
-			return s.ensureLoaded(ctx, notice)
-		}
+	i, err := replayCells(ctx, s.ev, cells)
+	if err == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if i < 0 || i >= len(cells) {
+		return fmt.Errorf("restore: %w", err) // not a cell's failure
+	}
+	if terr := s.journal.TruncateFrom(i); terr != nil {
+		return terr
+	}
+	fmt.Fprintf(notice, "restore stopped at cell %d of %d (%s): %v; %s dropped from the session\n",
+		i+1, len(cells), cellSummary(cells[i]), err, cellRange(i+1, len(cells)))
+	var crash *sandbox.CrashError
+	if errors.As(err, &crash) {
+		// Start again without the cell that crashes the interpreter.
+		s.unloadLocked()
+		return s.ensureLoaded(ctx, notice)
+	}
 	return nil
+}
+
+// Replayer is an Evaluator that runs a whole journal in one call: a worker
+// process then costs one round trip per restore, not one per cell. Replay
+// runs cells in order, their output discarded, and stops at the first that
+// fails: it returns that cell's index and error, or len(cells) and nil.
+type Replayer interface {
+	Replay(ctx context.Context, cells []string) (int, error)
+}
+
+// replayCells runs cells in ev, in one call if ev is a Replayer; it
+// returns the index and error of the first cell that fails.
+func replayCells(ctx context.Context, ev Evaluator, cells []string) (int, error) {
+	if r, ok := ev.(Replayer); ok {
+		return r.Replay(ctx, cells)
+	}
+	for i, c := range cells {
+		if err := ev.Eval(ctx, c, false); err != nil {
+			return i, err
+		}
+	}
+	return len(cells), nil
 }
 
 // cellSummary is the first line of a cell, short enough for a notice.
