@@ -153,5 +153,11 @@ func TestSessionSurvivesSIGKILLMidCell(t *testing.T) {
 	h = startHostProc(t, root)
 	c = dialHost(t, h)
 	expectRestorable(t, c, id)
+	term := testhost.OpenTerm(t, c, "attach "+id)
+	term.Expect("go> ")
+	term.Send("g()\r")
+	term.Expect(`\r\n42\r\n`)
+	term.Send("\x04")
+	term.Wait()
 	expectOn(t, c, "eval --session "+id+" g()", "42\n")
 }
