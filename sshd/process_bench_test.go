@@ -1,0 +1,96 @@
+package sshd_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/replhost/replhost/internal/testhost"
+)
+
+// BenchmarkLoginToPromptProcess is BenchmarkLoginToPrompt with each session
+// in its own worker process (from the warm pool).
+func BenchmarkLoginToPromptProcess(b *testing.B) {
+	h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true})
+	m := &medianTimer{b: b}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.begin()
+		term := h.Terminal(b, "alice", "")
+		term.Expect("go> ")
+		m.end()
+		b.StopTimer()
+		term.Send(":quit\r")
+		term.Wait()
+		term.Close()
+		b.StartTimer()
+	}
+	m.report()
+}
+
+// pss is the proportional set size of pid in bytes, from smaps_rollup.
+func pss(tb testing.TB, pid int) int64 {
+	tb.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	tb.Fatal("no Pss in smaps_rollup")
+	return 0
+}
+
+// BenchmarkIdleSessionMemory opens 200 idle sessions with process
+// isolation and reports the PSS per session: the host's growth plus the
+// workers, from /proc/<pid>/smaps_rollup. Run with -benchtime 1x.
+func BenchmarkIdleSessionMemory(b *testing.B) {
+	const sessions = 200
+	for i := 0; i < b.N; i++ {
+		h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true})
+		host := os.Getpid()
+		before := pss(b, host)
+		c := h.Dial(b, "alice")
+		for j := 0; j < sessions; j++ {
+			if r := testhost.RunOn(b, c, "new", ""); r.Status != 0 {
+				b.Fatalf("new: %+v", r)
+			}
+		}
+		var workers int64
+		n := 0
+		for _, pid := range childPIDs(b, host) {
+			workers += pss(b, pid)
+			n++
+		}
+		per := float64(pss(b, host)-before+workers) / sessions / (1 << 20)
+		b.ReportMetric(per, "MiB/session")
+		b.ReportMetric(float64(workers)/float64(n)/(1<<20), "MiB/worker")
+		h.Stop()
+	}
+}
+
+func childPIDs(tb testing.TB, parent int) []int {
+	tb.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(parent) && f[0] != "Z" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
