@@ -62,6 +62,12 @@ type workerSide struct {
 	fw  *frameWriter
 	out *cellOutput
 
+	// ready is closed once the session's interpreter is made (in, reg,
+	// inErr set): init confines the worker and answers at once, and the
+	// interpreter is built beside the host showing its prompt.
+	ready chan struct{}
+	inErr error
+
 	mu        sync.Mutex // guards the fields below
 	in        *Interp
 	reg       *udf.Registry
@@ -92,8 +98,8 @@ func (ws *workerSide) handle(typ byte, p []byte) {
 		}
 		// begin here, not in the goroutine, so that an interrupt that
 		// follows at once finds the cell's cancel.
-		in, ctx, end := ws.begin()
-		go ws.eval(ctx, in, end, p[0] == 1, string(p[1:]))
+		ctx, end := ws.begin()
+		go ws.eval(ctx, end, p[0] == 1, string(p[1:]))
 	case msgInterrupt:
 		ws.mu.Lock()
 		if ws.cancel != nil {
@@ -114,7 +120,7 @@ func (ws *workerSide) init(p []byte) error {
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if ws.in != nil {
+	if ws.ready != nil {
 		return errors.New("worker already has a session")
 	}
 	if m.Memory > 0 {
@@ -137,6 +143,15 @@ func (ws *workerSide) init(p []byte) error {
 	if err := os.Chdir(files); err != nil {
 		return err
 	}
+	ws.outputCap = m.OutputCap
+	ws.ready = make(chan struct{})
+	go ws.makeInterp(m, files)
+	return nil
+}
+
+// makeInterp builds the session's interpreter, once confined.
+func (ws *workerSide) makeInterp(m initMsg, files string) {
+	defer close(ws.ready)
 	reg := &udf.Registry{}
 	stderr := streamWriter{ws.out, msgStderr}
 	in, err := NewInterp(Options{
@@ -150,11 +165,27 @@ func (ws *workerSide) init(p []byte) error {
 		// this worker and restores the session.
 		StopWait: stuckGrace,
 	})
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
 	if err != nil {
-		return err
+		ws.inErr = err
+		return
 	}
-	ws.in, ws.reg, ws.outputCap = in, reg, m.OutputCap
-	return nil
+	ws.in, ws.reg = in, reg
+}
+
+// session waits for the session's interpreter; nil before init.
+func (ws *workerSide) session() (*Interp, *udf.Registry, error) {
+	ws.mu.Lock()
+	ready := ws.ready
+	ws.mu.Unlock()
+	if ready == nil {
+		return nil, nil, errors.New("worker has no session")
+	}
+	<-ready
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.in, ws.reg, ws.inErr
 }
 
 // warm makes an interpreter and drops it: a fresh process takes about
@@ -162,22 +193,21 @@ func (ws *workerSide) init(p []byte) error {
 // heap growth), and an idle worker of the pool has the time.
 func (ws *workerSide) warm() {
 	ws.mu.Lock()
-	idle := ws.in == nil
+	idle := ws.ready == nil
 	ws.mu.Unlock()
 	if idle {
 		NewInterp(Options{})
 	}
 }
 
-// begin starts a request: it returns the session's interpreter and a
-// context that an interrupt cancels.
-func (ws *workerSide) begin() (*Interp, context.Context, func()) {
+// begin starts a request: it returns a context that an interrupt cancels.
+func (ws *workerSide) begin() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	ws.cancel = cancel
 	ws.out.reset(ws.outputCap)
-	return ws.in, ctx, func() {
+	return ctx, func() {
 		ws.mu.Lock()
 		ws.cancel = nil
 		ws.mu.Unlock()
@@ -185,10 +215,12 @@ func (ws *workerSide) begin() (*Interp, context.Context, func()) {
 	}
 }
 
-func (ws *workerSide) eval(ctx context.Context, in *Interp, end func(), show bool, cell string) {
-	res := resultMsg{Kind: resError, Msg: "worker has no session"}
+func (ws *workerSide) eval(ctx context.Context, end func(), show bool, cell string) {
+	in, _, err := ws.session()
+	res := resultMsg{Kind: resError}
 	switch {
-	case in == nil:
+	case err != nil:
+		res.Msg = err.Error()
 	case ctx.Err() != nil:
 		// Interrupted before it began: don't start it, since yaegi may
 		// not stop code it starts with a canceled context.
@@ -208,9 +240,7 @@ func (ws *workerSide) eval(ctx context.Context, in *Interp, end func(), show boo
 }
 
 func (ws *workerSide) complete(word string) {
-	ws.mu.Lock()
-	in := ws.in
-	ws.mu.Unlock()
+	in, _, _ := ws.session()
 	var cands []string
 	if in != nil {
 		cands = in.Complete(word)

@@ -198,8 +198,9 @@ func (s frameStream) Write(p []byte) (int, error) {
 
 // handleUDF serves the udf requests in the worker.
 func (ws *workerSide) handleUDF(typ byte, p []byte) {
+	_, reg, _ := ws.session()
 	ws.mu.Lock()
-	reg, in := ws.reg, ws.udfIn
+	in := ws.udfIn
 	ws.mu.Unlock()
 	switch typ {
 	case msgUDFList:
@@ -232,11 +233,11 @@ func (ws *workerSide) startUDF(reg *udf.Registry, name string) {
 	}
 	f, ok := reg.Lookup(name)
 	if !ok {
-		fail(fmt.Sprintf("udf: no function %q in this session", name))
+		fail(fmt.Sprintf("udf: no function %q registered in this session (:udfs lists them)", name))
 		return
 	}
 	in := &udfInput{fw: ws.fw, frames: make(chan []byte, udfWindow+1), stop: make(chan struct{})}
-	_, ctx, end := ws.begin()
+	ctx, end := ws.begin()
 	ws.mu.Lock()
 	ws.udfIn = in
 	ws.mu.Unlock()
