@@ -82,6 +82,13 @@ func attachHint(sess ssh.Session, id string) string {
 // script runs stdin as a program: in a new throwaway session, or in session
 // id when given. Only what the code prints is output.
 func (s *Server) script(sess ssh.Session, id string) int {
+	// The session first: a wrong uuid is told at once, not after stdin ends.
+	rs, release, err := s.session(sess, id)
+	if err != nil {
+		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
+		return 1
+	}
+	defer release()
 	src, err := io.ReadAll(io.LimitReader(sess, maxScript+1))
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "error: read script: %v\n", err)
@@ -91,12 +98,6 @@ func (s *Server) script(sess ssh.Session, id string) int {
 		fmt.Fprintf(sess.Stderr(), "error: script larger than %d MiB\n", maxScript>>20)
 		return 1
 	}
-	rs, release, err := s.session(sess, id)
-	if err != nil {
-		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
-		return 1
-	}
-	defer release()
 	return rs.RunScript(sess.Context(), string(src), sess, sess.Stderr())
 }
 

@@ -56,7 +56,8 @@ type Server struct {
 	gate  *startupGate
 	execs map[string]execCommand
 
-	handlers sync.WaitGroup // running handlers: Shutdown and Close wait for them
+	handlers       sync.WaitGroup // running handlers: Shutdown and Close wait for them
+	keepaliveEvery time.Duration  // keepaliveInterval; shorter in tests
 }
 
 // New returns a Server for cfg.
@@ -82,11 +83,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxUnauthenticated == 0 {
 		cfg.MaxUnauthenticated = 64
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, gate: newStartupGate(cfg.MaxUnauthenticated)}
+	s := &Server{cfg: cfg, log: cfg.Logger, gate: newStartupGate(cfg.MaxUnauthenticated), keepaliveEvery: keepaliveInterval}
 	s.execs = s.execCommands()
 	s.srv = &ssh.Server{
 		Version:          "replhost",
-		Handler:          chain(s.route, s.recoverPanics, s.logSessions, s.track),
+		Handler:          chain(s.route, s.recoverPanics, s.keepalive, s.logSessions, s.track),
 		PublicKeyHandler: s.authorize,
 		ConnCallback:     s.onConnect,
 		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
