@@ -133,7 +133,13 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 	err := s.ev.Eval(ctx, cell, show)
 	var crash *sandbox.CrashError
 	if errors.As(err, &crash) {
-		fmt.Fprintf(stderr, "session crashed: %s; restoring\n", crash.Reason)
+		if errors.Is(err, context.Canceled) {
+			// Interrupted, but the cell would not stop (a native call):
+			// its worker was ended.
+			fmt.Fprintln(stderr, "interrupted; the cell did not stop, so its worker was replaced: restoring")
+		} else {
+			fmt.Fprintf(stderr, "session crashed: %s; restoring\n", crash.Reason)
+		}
 		s.unloadLocked()
 		if lerr := s.ensureLoaded(context.WithoutCancel(ctx), stderr); lerr != nil {
 			return lerr

@@ -184,7 +184,7 @@ func (t *Term) Interrupt() {
 	t.tb.Helper()
 	for i := 0; i < 50; i++ {
 		t.Send("\x03")
-		if _, ok := t.ExpectTimeout(`interrupted\r\n`, 200*time.Millisecond); ok {
+		if _, ok := t.ExpectTimeout(`interrupted[^\r\n]*\r\n`, 200*time.Millisecond); ok {
 			return
 		}
 	}
