@@ -341,6 +341,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 				detach("host shutting down; attach again when it is back")
 			}
 			s.unload()
+			s.journal.Sync()
 			s.mu.Lock()
 			md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: StateRestorable}
 			closed := s.closed
