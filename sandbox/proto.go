@@ -23,6 +23,7 @@ const (
 	msgWarm      = 'W' // idle worker: make and drop an interpreter, so that init is faster
 	msgInit      = 'I' // JSON initMsg: session dir, allowlist, limits; applies Landlock
 	msgEval      = 'E' // show flag byte + cell source
+	msgReplay    = 'P' // JSON []string: cells run in order, output discarded (restore)
 	msgInterrupt = 'X' // cancel the running eval or udf call
 	msgComplete  = 'C' // word to complete
 	msgUDFList   = 'L' // list the session's UDFs

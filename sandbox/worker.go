@@ -381,3 +381,63 @@ func decodeResult(r reply, want byte) (resultMsg, error) {
 	}
 	return res, nil
 }
+
+// Replay runs a session's journal in the worker, its output discarded, in
+// a few messages rather than one round trip per cell (repl.Replayer). It
+// stops at the first cell that fails and returns its index and error, or
+// len(cells) and nil.
+func (w *Worker) Replay(ctx context.Context, cells []string) (int, error) {
+	done := 0
+	for done < len(cells) {
+		// A chunk of cells that fits in one frame; a cell too large for
+		// one goes alone through Eval, which says so.
+		end, size := done, 2
+		for end < len(cells) && size+len(cells[end])+16 < maxFrame/2 {
+			size += len(cells[end]) + 16
+			end++
+		}
+		if end == done {
+			if err := w.Eval(ctx, cells[done], false); err != nil {
+				return done, err
+			}
+			done++
+			continue
+		}
+		n, err := w.replayChunk(ctx, cells[done:end])
+		done += n
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+func (w *Worker) replayChunk(ctx context.Context, cells []string) (int, error) {
+	w.opMu.Lock()
+	defer w.opMu.Unlock()
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	w.dropOutput.Store(false)
+	if err := w.fw.send(msgReplay, mustJSON(cells)); err != nil {
+		return 0, w.crashError()
+	}
+	r, canceled, err := w.await(ctx)
+	if err != nil {
+		return 0, err
+	}
+	res, err := decodeResult(r, msgResult)
+	if err != nil {
+		return 0, err
+	}
+	if res.Kind == resCanceled {
+		if canceled {
+			return res.Records, ctx.Err()
+		}
+		return res.Records, context.Canceled
+	}
+	return res.Records, res.err()
+}

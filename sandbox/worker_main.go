@@ -100,6 +100,9 @@ func (ws *workerSide) handle(typ byte, p []byte) {
 		// follows at once finds the cell's cancel.
 		ctx, end := ws.begin()
 		go ws.eval(ctx, end, p[0] == 1, string(p[1:]))
+	case msgReplay:
+		ctx, end := ws.begin()
+		go ws.replay(ctx, end, p)
 	case msgInterrupt:
 		ws.mu.Lock()
 		if ws.cancel != nil {
@@ -246,4 +249,37 @@ func (ws *workerSide) complete(word string) {
 		cands = in.Complete(word)
 	}
 	ws.fw.send(msgCompletions, []byte(strings.Join(append([]string{word}, cands...), "\x00")))
+}
+
+// replay runs journal cells in order, without showing values, up to the
+// first that fails; Records says how many ran.
+func (ws *workerSide) replay(ctx context.Context, end func(), p []byte) {
+	res := resultMsg{Kind: resOK}
+	ran := 0
+	var cells []string
+	in, _, err := ws.session()
+	switch {
+	case err != nil:
+		res = resultMsg{Kind: resError, Msg: err.Error()}
+	case json.Unmarshal(p, &cells) != nil:
+		res = resultMsg{Kind: resError, Msg: "bad replay request"}
+	default:
+		for _, c := range cells {
+			if ctx.Err() != nil {
+				res = resultMsg{Kind: resCanceled}
+				break
+			}
+			if err := in.Eval(ctx, c, false); err != nil {
+				res = resultOf(err)
+				if ctx.Err() != nil {
+					res = resultMsg{Kind: resCanceled}
+				}
+				break
+			}
+			ran++
+		}
+	}
+	res.Records = ran
+	end()
+	ws.fw.send(msgResult, mustJSON(res))
 }
