@@ -333,14 +333,6 @@ func (s *Session) Reset(ctx context.Context, notice io.Writer) error {
 	return s.ensureLoaded(ctx, notice)
 }
 
-// Reload gives the session a fresh interpreter and replays the journal, so
-// re-uploaded packages are picked up.
-func (s *Session) Reload(ctx context.Context, notice io.Writer) error {
-	s.evalMu.Lock()
-	defer s.evalMu.Unlock()
-	s.unloadLocked()
-	return s.ensureLoaded(ctx, notice)
-}
 
 // JournalLen is the number of cells the session has run and kept.
 func (s *Session) JournalLen() int { return s.journal.Len() }

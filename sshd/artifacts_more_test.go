@@ -93,8 +93,18 @@ func TestReplArtifactCommands(t *testing.T) {
 	if out := testhost.Clean(m[len(m)-1]); !strings.Contains(out, "greet.go:3:") {
 		t.Errorf(":reload with a broken package printed %q; want the error's place in greet.go", out)
 	}
+	if out := testhost.Clean(m[len(m)-1]); !strings.Contains(out, "keeps its interpreter and journal") {
+		t.Errorf(":reload with a broken package printed %q; want it to keep the session as it was", out)
+	}
 	term.Send("1+1\r")
 	term.Expect(`\r\n2\r\n`)
+	// The failed reload changed nothing: the state is there, and a fixed
+	// package reloads.
+	term.Send("loaded\r")
+	term.Expect(`\r\n"bonjour, load"\r\n`)
+	upload(t, h, "alice", id, "classes/src/greet/greet.go", "package greet\n\nfunc Hello(name string) string { return \"salut, \" + name }\n")
+	term.Send(":reload\r")
+	term.Expect(`reloaded: \d+ cells replayed\r\n`)
 	// Detach and wait for the end, so that the host is done with the
 	// session's directory before the test removes it.
 	term.Expect(`go> `)
