@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,10 +140,19 @@ func runSuite(t *testing.T, lowered bool) []conformance.Result {
 		}
 		cases = only
 	}
+	// Two case processes at a time: they are independent, and the machine
+	// has two cores.
 	results := make([]conformance.Result, len(cases))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
 	for i, c := range cases {
-		results[i] = conformance.Run([]conformance.Case{c}, isolatedEval(t, lowered, c.Name))[0]
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = conformance.Run([]conformance.Case{c}, isolatedEval(t, lowered, c.Name))[0]
+		})
 	}
+	wg.Wait()
 	return results
 }
 
@@ -160,7 +171,7 @@ func TestConformanceLowered(t *testing.T) {
 }
 
 func TestConformancePlainYaegi(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled() {
 		t.Skip("comparison only")
 	}
 	results := runSuite(t, false)
@@ -170,4 +181,17 @@ func TestConformancePlainYaegi(t *testing.T) {
 		}
 	}
 	t.Logf("plain yaegi: %d/%d cases pass", conformance.Passed(results), len(results))
+}
+
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
 }

@@ -333,7 +333,6 @@ func (s *Session) Reset(ctx context.Context, notice io.Writer) error {
 	return s.ensureLoaded(ctx, notice)
 }
 
-
 // JournalLen is the number of cells the session has run and kept.
 func (s *Session) JournalLen() int { return s.journal.Len() }
 
