@@ -88,6 +88,12 @@ func isStdPath(path string) bool {
 func (a Allowlist) Exports() interp.Exports {
 	out := interp.Exports{}
 	for key, syms := range stdlib.Symbols {
+		if key == "." {
+			// yaegi's map of interfaces to wrap interpreted values in: without
+			// it fmt does not see String and Error methods of the prompt's types.
+			out[key] = syms
+			continue
+		}
 		slash := strings.LastIndex(key, "/")
 		if slash < 0 || strings.HasPrefix(key, "github.com/traefik/yaegi") {
 			continue

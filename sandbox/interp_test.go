@@ -164,3 +164,21 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+// fmt sees String methods of the prompt's types through yaegi's interface
+// map (the "." symbols), front end or not.
+func TestStringMethodsReachFmt(t *testing.T) {
+	var out bytes.Buffer
+	in, err := NewInterp(Options{Dir: t.TempDir(), Stdout: &out, NoLowering: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	cell := `import "fmt"; type Color int; func (c Color) String() string { return "red" }; fmt.Println(Color(0), "and", Color(1))`
+	if err := in.Eval(context.Background(), cell, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "red and red\n" {
+		t.Errorf("fmt.Println of the prompt's Stringers: %q; want red and red", got)
+	}
+}

@@ -26,3 +26,13 @@ func TestWorkerReplay(t *testing.T) {
 		t.Errorf("empty Replay = %d, %v", n, err)
 	}
 }
+
+// os.MkdirTemp("", ...) works in a worker: its temporary directory is the
+// session's tmp/, not /tmp (which Landlock refuses).
+func TestWorkerTempDir(t *testing.T) {
+	w, out := startWorker(t, t.TempDir(), WorkerOptions{})
+	mustEval(t, w, `import "os"; import "strings"; d, err := os.MkdirTemp("", "x"); if err != nil { panic(err) }; strings.HasSuffix(os.TempDir(), "/tmp") && strings.HasPrefix(d, os.TempDir())`, true)
+	if got := out.String(); got != "true\n" {
+		t.Errorf("got %q; want true", got)
+	}
+}

@@ -146,6 +146,13 @@ func (ws *workerSide) init(p []byte) error {
 	if err := os.Chdir(files); err != nil {
 		return err
 	}
+	// os.TempDir is /tmp, which Landlock refuses: the session's own tmp/,
+	// removed with the session.
+	tmp := filepath.Join(m.Dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+	os.Setenv("TMPDIR", tmp)
 	ws.outputCap = m.OutputCap
 	ws.ready = make(chan struct{})
 	go ws.makeInterp(m, files)
