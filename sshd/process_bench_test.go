@@ -15,22 +15,7 @@ import (
 // (not timed), as users do, so that the pool has refilled; back to back they
 // would measure process start instead.
 func BenchmarkLoginToPromptProcess(b *testing.B) {
-	h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true})
-	m := &medianTimer{b: b}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		m.begin()
-		term := h.Terminal(b, "alice", "")
-		term.Expect("go> ")
-		m.end()
-		b.StopTimer()
-		term.Send(":quit\r")
-		term.Wait()
-		term.Close()
-		time.Sleep(100 * time.Millisecond)
-		b.StartTimer()
-	}
-	m.report()
+	benchLogin(b, testhost.Options{Repl: benchRepl(), Process: true}, 100*time.Millisecond)
 }
 
 // pss is the proportional set size of pid in bytes, from smaps_rollup.
