@@ -52,7 +52,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		}
 		var workers int64
 		n := 0
-		for _, pid := range childPIDs(b, host) {
+		for _, pid := range testhost.Children(host) {
 			workers += pss(b, pid)
 			n++
 		}
@@ -61,25 +61,4 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		b.ReportMetric(float64(workers)/float64(n)/(1<<20), "MiB/worker")
 		h.Stop()
 	}
-}
-
-func childPIDs(tb testing.TB, parent int) []int {
-	tb.Helper()
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(parent) && f[0] != "Z" {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }

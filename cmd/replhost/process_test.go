@@ -8,53 +8,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replhost/replhost/internal/testhost"
 )
 
-// workerPIDs lists the processes whose parent is pid and which run as a
-// replhost worker.
-func workerPIDs(tb testing.TB, parent int) []int {
-	tb.Helper()
-	entries, _ := os.ReadDir("/proc")
+// workerPIDs lists the children of parent that run as a replhost worker.
+func workerPIDs(parent int) []int {
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if alive(pid) && ppid(pid) == parent && isWorker(pid) {
+	for _, pid := range testhost.Children(parent) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if args := strings.Split(string(b), "\x00"); len(args) > 1 && args[1] == "worker" {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
-}
-
-func ppid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 2 {
-		return -1
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
-}
-
-// alive is false for a process that is gone or a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
-}
-
-func isWorker(pid int) bool {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	args := strings.Split(string(b), "\x00")
-	return len(args) > 1 && args[1] == "worker"
 }
 
 // No worker outlives the host: SIGKILL the real binary with 20 live
@@ -70,7 +37,7 @@ func TestNoWorkerOutlivesKilledHost(t *testing.T) {
 		}
 	}
 	host := h.cmd.Process.Pid
-	pids := workerPIDs(t, host)
+	pids := workerPIDs(host)
 	if len(pids) < 20 {
 		t.Fatalf("%d workers for 20 sessions; want at least 20", len(pids))
 	}
@@ -81,7 +48,7 @@ func TestNoWorkerOutlivesKilledHost(t *testing.T) {
 	for {
 		left = left[:0]
 		for _, pid := range pids {
-			if alive(pid) {
+			if testhost.Alive(pid) {
 				left = append(left, pid)
 			}
 		}
