@@ -7,8 +7,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,6 +398,9 @@ func rootTree(tb testing.TB, root string) string {
 	tb.Helper()
 	var b strings.Builder
 	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // renamed away between listing and stat (session.json's temp)
+		}
 		if err != nil {
 			return err
 		}
