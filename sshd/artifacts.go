@@ -119,10 +119,11 @@ func (ss sessionStores) List(user string) []string {
 }
 
 func (ss sessionStores) Store(user, id string) (*artifacts.Store, error) {
-	rs, err := ss.m.Acquire(user, id)
+	// Touch, not Acquire: an sftp request is short, and Release would
+	// rewrite (and fsync) session.json for each one.
+	rs, err := ss.m.Touch(user, id)
 	if err != nil {
 		return nil, err
 	}
-	defer ss.m.Release(rs)
 	return rs.Store()
 }
