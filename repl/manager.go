@@ -210,6 +210,13 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 // uuid is ErrNoSuchSession. A session restored from disk is rebuilt on its
 // first Eval or Load, not here.
 func (m *Manager) Acquire(owner, id string) (*Session, error) {
+	return m.use(owner, id, true)
+}
+
+// use finds owner's session id and marks it used now; with hold it also
+// holds it. Under both locks, so that an eviction either came first (the
+// session is gone) or sees the hold.
+func (m *Manager) use(owner, id string, hold bool) (*Session, error) {
 	if m.stopping.Load() {
 		return nil, ErrShuttingDown
 	}
@@ -224,7 +231,9 @@ func (m *Manager) Acquire(owner, id string) (*Session, error) {
 	if s.closed {
 		return nil, ErrNoSuchSession
 	}
-	s.users++
+	if hold {
+		s.users++
+	}
 	s.lastUsed = m.now()
 	return s, nil
 }

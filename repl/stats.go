@@ -19,20 +19,5 @@ func (m *Manager) Counts() map[State]int {
 // requests too short to attach (an sftp operation), which must neither
 // rewrite session.json nor be refused while a cell runs.
 func (m *Manager) Touch(owner, id string) (*Session, error) {
-	if m.stopping.Load() {
-		return nil, ErrShuttingDown
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s, ok := m.sessions[id]
-	if !ok || s.owner != owner {
-		return nil, ErrNoSuchSession
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrNoSuchSession
-	}
-	s.lastUsed = m.now()
-	return s, nil
+	return m.use(owner, id, false)
 }
