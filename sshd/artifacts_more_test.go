@@ -28,7 +28,7 @@ func upload(tb testing.TB, h *testhost.Host, user, id, name, body string) {
 func TestReplArtifactCommands(t *testing.T) {
 	h := testhost.Start(t, testhost.Options{})
 	id := strings.TrimSpace(h.Run(t, "alice", "new", "").Stdout)
-	upload(t, h, "alice", id, "classes/src/greet/greet.go", greetPkg("hello"))
+	upload(t, h, "alice", id, "classes/src/greet/greet.go", testhost.GreetPackage("hello"))
 	upload(t, h, "alice", id, "files/prog.go", "import \"fmt\"\nimport \"greet\"\nloaded := greet.Hello(\"load\")\nfmt.Println(loaded)\n")
 	upload(t, h, "alice", id, "files/data.txt", "some data")
 
@@ -74,7 +74,7 @@ func TestReplArtifactCommands(t *testing.T) {
 
 	// A re-upload changes nothing until :reload, which replays the journal
 	// (import, the :load cell) into a fresh interpreter with the new code.
-	upload(t, h, "alice", id, "classes/src/greet/greet.go", greetPkg("bonjour"))
+	upload(t, h, "alice", id, "classes/src/greet/greet.go", testhost.GreetPackage("bonjour"))
 	term.Send("greet.Hello(\"b\")\r")
 	term.Expect(`\r\n"hello, b"\r\n`)
 	term.Send(":reload\r")
@@ -174,7 +174,7 @@ func TestSftpConcurrentPackageUploads(t *testing.T) {
 				done <- err
 				return
 			}
-			if _, err := f.Write([]byte(greetPkg(w))); err != nil {
+			if _, err := f.Write([]byte(testhost.GreetPackage(w))); err != nil {
 				f.Close()
 				done <- err
 				return

@@ -1,9 +1,6 @@
 package sshd_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,26 +11,6 @@ import (
 
 	"github.com/replhost/replhost/internal/testhost"
 )
-
-func greetPkg(word string) string {
-	return fmt.Sprintf("package greet\n\nfunc Hello(name string) string { return %q + \", \" + name }\n", word)
-}
-
-func tarGz(tb testing.TB, files map[string]string) string {
-	tb.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for name, body := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			tb.Fatal(err)
-		}
-		tw.Write([]byte(body))
-	}
-	tw.Close()
-	gz.Close()
-	return buf.String()
-}
 
 // The isolation suite, after Spark's ArtifactManagerSuite and
 // ClassLoaderIsolationSuite: sessions upload the same package path, file
@@ -48,9 +25,9 @@ func TestArtifactIsolation(t *testing.T) {
 	}
 	for _, s := range all {
 		uploads := map[string]string{
-			"classes/src/greet/greet.go": greetPkg(s.word),
+			"classes/src/greet/greet.go": testhost.GreetPackage(s.word),
 			"files/data.txt":             "data of " + s.word,
-			"archives/set.tar.gz":        tarGz(t, map[string]string{s.word + ".txt": s.word}),
+			"archives/set.tar.gz":        testhost.TarGz(t, map[string]string{s.word + ".txt": s.word}),
 		}
 		for name, body := range uploads {
 			r := h.Run(t, s.user, "artifacts add --session "+s.id+" "+name, body)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replhost/replhost/internal/testhost"
 )
 
 // Artifacts as a new user moves them with stock OpenSSH tools (ssh, scp,
@@ -167,32 +167,6 @@ func needOpenSSH(tb testing.TB) {
 	}
 }
 
-func greetSource(word string) string {
-	return fmt.Sprintf("package greet\n\nfunc Hello(name string) string { return %q + \", \" + name }\n", word)
-}
-
-func tarGzOf(tb testing.TB, files map[string]string) string {
-	tb.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for name, body := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(body)); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.String()
-}
-
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
@@ -207,13 +181,13 @@ func TestOpenSSHArtifactsRoundTrip(t *testing.T) {
 	u := newOpenSSHUser(t, h)
 	id := u.newSession(t)
 	u.write(t, map[string]string{
-		"greet/greet.go":  greetSource("hello"),
+		"greet/greet.go":  testhost.GreetPackage("hello"),
 		"shout/shout.go":  "package shout\n\nimport \"strings\"\n\nfunc Up(s string) string { return strings.ToUpper(s) + \"!\" }\n",
 		"data.txt":        "1,2,3\n",
 		"notes.txt":       "notes\n",
-		"set.tar.gz":      tarGzOf(t, map[string]string{"in/a.txt": "a from the archive"}),
+		"set.tar.gz":      testhost.TarGz(t, map[string]string{"in/a.txt": "a from the archive"}),
 		"x.txt":           "x by artifacts add\n",
-		"other/greet.go":  greetSource("again"),
+		"other/greet.go":  testhost.GreetPackage("again"),
 		"other/extra.txt": "extra",
 	})
 
@@ -252,7 +226,7 @@ func TestOpenSSHArtifactsRoundTrip(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		"data.back": "1,2,3\n", "a.back": "a from the archive", "greet.back": greetSource("hello"),
+		"data.back": "1,2,3\n", "a.back": "a from the archive", "greet.back": testhost.GreetPackage("hello"),
 	} {
 		if got, err := os.ReadFile(filepath.Join(u.dir, name)); err != nil || string(got) != want {
 			t.Errorf("downloaded %s: %q, %v; want %q", name, got, err, want)
