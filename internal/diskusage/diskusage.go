@@ -1,0 +1,69 @@
+// Package diskusage measures what a session's directory tree holds on disk:
+// allocated bytes (st_blocks, so a sparse file counts for what it uses, not
+// for its apparent size) and inodes. It is the one rule both the upload
+// check and the worker's quota watcher count by.
+//
+// The tree is walked through an os.Root and never follows a symlink, so a
+// session cannot make the host count (or stat) anything outside it.
+package diskusage
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Usage is what a tree holds.
+type Usage struct {
+	Bytes  int64 // allocated bytes, st_blocks * 512
+	Inodes int64 // files, directories, links and anything else, the root included
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage { return Usage{u.Bytes + v.Bytes, u.Inodes + v.Inodes} }
+
+// Over reports whether u passes a limit of bytes or inodes; a limit <= 0 is none.
+func (u Usage) Over(bytes, inodes int64) bool {
+	return (bytes > 0 && u.Bytes > bytes) || (inodes > 0 && u.Inodes > inodes)
+}
+
+// ErrTooMany is returned when a walk meets more entries than its bound.
+var ErrTooMany = errors.New("diskusage: too many entries")
+
+// Of measures dir (a path inside root, "." for the root itself), counting at
+// most maxEntries entries (<= 0: no bound) before it stops with ErrTooMany
+// and the usage counted so far. A missing dir is zero usage. Entries that
+// vanish during the walk are skipped: the tree belongs to a running session.
+func Of(root *os.Root, dir string, maxEntries int64) (Usage, error) {
+	var u Usage
+	err := fs.WalkDir(root.FS(), dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		u.Inodes++
+		if maxEntries > 0 && u.Inodes > maxEntries {
+			return ErrTooMany
+		}
+		info, err := d.Info() // lstat: WalkDir does not follow links
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			u.Bytes += st.Blocks * 512
+		} else {
+			u.Bytes += info.Size()
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	return u, err
+}
