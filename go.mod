@@ -13,6 +13,7 @@ require (
 	github.com/traefik/yaegi v0.16.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/crypto v0.59.0
+	golang.org/x/mod v0.43.0
 	golang.org/x/sys v0.50.0
 )
 

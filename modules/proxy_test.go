@@ -1,0 +1,111 @@
+package modules
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/sumdb"
+	"golang.org/x/mod/sumdb/dirhash"
+	"golang.org/x/mod/sumdb/note"
+	modzip "golang.org/x/mod/zip"
+)
+
+// testProxy is a file-based GOPROXY that a test fills with modules, and a
+// checksum database on 127.0.0.1 that signs what the proxy held when each
+// module was first looked up.
+type testProxy struct {
+	tb   testing.TB
+	dir  string
+	sums map[string]string // "path version" → go.sum lines
+	key  string            // verifier key
+	url  string            // checksum database URL
+}
+
+func newTestProxy(tb testing.TB) *testProxy {
+	tb.Helper()
+	p := &testProxy{tb: tb, dir: tb.TempDir(), sums: map[string]string{}}
+	skey, vkey, err := note.GenerateKey(rand.Reader, "sum.test")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := sumdb.NewTestServer(skey, func(path, vers string) ([]byte, error) {
+		if s, ok := p.sums[path+" "+vers]; ok {
+			return []byte(s), nil
+		}
+		return nil, fmt.Errorf("%s@%s: not found", path, vers)
+	})
+	srv := httptest.NewServer(sumdb.NewServer(db))
+	tb.Cleanup(srv.Close)
+	p.key, p.url = vkey, srv.URL
+	return p
+}
+
+func (p *testProxy) proxyURL() string { return "file://" + p.dir }
+
+func (p *testProxy) sumDB() string { return p.key + " " + p.url }
+
+// add publishes path@version with the given files (name → content; a go.mod
+// is made from requires when files has none) and records its hashes for the
+// checksum database.
+func (p *testProxy) add(path, version string, files map[string]string, requires ...string) {
+	p.tb.Helper()
+	src := p.tb.TempDir()
+	if _, ok := files["go.mod"]; !ok {
+		mod := "module " + path + "\n\ngo 1.22\n"
+		for _, r := range requires {
+			mod += "\nrequire " + strings.Replace(r, "@", " ", 1) + "\n"
+		}
+		files["go.mod"] = mod
+	}
+	for name, body := range files {
+		full := filepath.Join(src, filepath.FromSlash(name))
+		must(p.tb, os.MkdirAll(filepath.Dir(full), 0o755))
+		must(p.tb, os.WriteFile(full, []byte(body), 0o644))
+	}
+	esc, err := module.EscapePath(path)
+	must(p.tb, err)
+	vdir := filepath.Join(p.dir, filepath.FromSlash(esc), "@v")
+	must(p.tb, os.MkdirAll(vdir, 0o755))
+	m := module.Version{Path: path, Version: version}
+	zf, err := os.Create(filepath.Join(vdir, version+".zip"))
+	must(p.tb, err)
+	must(p.tb, modzip.CreateFromDir(zf, m, src))
+	must(p.tb, zf.Close())
+	must(p.tb, os.WriteFile(filepath.Join(vdir, version+".mod"), []byte(files["go.mod"]), 0o644))
+	must(p.tb, os.WriteFile(filepath.Join(vdir, version+".info"), []byte(`{"Version":"`+version+`"}`), 0o644))
+	lf, err := os.OpenFile(filepath.Join(vdir, "list"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	must(p.tb, err)
+	fmt.Fprintln(lf, version)
+	lf.Close()
+
+	zh, err := dirhash.HashZip(zf.Name(), dirhash.Hash1)
+	must(p.tb, err)
+	mh, err := dirhash.Hash1([]string{"go.mod"}, func(string) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(files["go.mod"])), nil
+	})
+	must(p.tb, err)
+	p.sums[path+" "+version] = fmt.Sprintf("%s %s %s\n%s %s/go.mod %s\n", path, version, zh, path, version, mh)
+}
+
+// replaceZip swaps the published zip of path@version for one of other files,
+// as a compromised proxy would.
+func (p *testProxy) replaceZip(path, version string, files map[string]string) {
+	p.tb.Helper()
+	saved := p.sums[path+" "+version]
+	p.add(path, version, files)
+	p.sums[path+" "+version] = saved
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
