@@ -7,30 +7,32 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replhost/replhost/modules/modtest"
 )
 
 // publishGreet puts two versions of a module that depends on another into p.
-func publishGreet(p *testProxy) {
-	p.add("example.com/words", "v1.0.0", map[string]string{
+func publishGreet(p *modtest.Proxy) {
+	p.Add("example.com/words", "v1.0.0", map[string]string{
 		"words.go": "package words\n\nfunc Hello() string { return \"hello\" }\n",
 	})
-	p.add("example.com/words", "v1.2.0", map[string]string{
+	p.Add("example.com/words", "v1.2.0", map[string]string{
 		"words.go": "package words\n\nfunc Hello() string { return \"hi\" }\n",
 	})
-	p.add("example.com/greet", "v1.0.0", map[string]string{
+	p.Add("example.com/greet", "v1.0.0", map[string]string{
 		"greet.go":      "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \", \" + n }\n",
 		"greet_test.go": "package greet\n",
 	}, "example.com/words@v1.0.0")
-	p.add("example.com/greet", "v2.0.0+incompatible", map[string]string{"greet.go": "package greet\n"})
-	p.add("example.com/greet", "v1.1.0", map[string]string{
+	p.Add("example.com/greet", "v2.0.0+incompatible", map[string]string{"greet.go": "package greet\n"})
+	p.Add("example.com/greet", "v1.1.0", map[string]string{
 		"greet.go":          "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \"! \" + n }\n",
 		"testdata/big.json": "{}",
 	}, "example.com/words@v1.2.0")
 }
 
-func newFetcher(t *testing.T, p *testProxy, nosumdb string) *Fetcher {
+func newFetcher(t *testing.T, p *modtest.Proxy, nosumdb string) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Proxy: p.proxyURL(), SumDB: p.sumDB(), NoSumDB: nosumdb, Cache: t.TempDir()})
+	f, err := New(Config{Proxy: p.URL(), SumDB: p.SumDB(), NoSumDB: nosumdb, Cache: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func readFile(t *testing.T, name string) string {
 }
 
 func TestGetTwoSessionsTwoVersions(t *testing.T) {
-	p := newTestProxy(t)
+	p := modtest.New(t)
 	publishGreet(p)
 	f := newFetcher(t, p, "")
 	a, b := t.TempDir(), t.TempDir()
@@ -102,8 +104,8 @@ func TestGetTwoSessionsTwoVersions(t *testing.T) {
 }
 
 func TestGetPackagePathFindsItsModule(t *testing.T) {
-	p := newTestProxy(t)
-	p.add("example.com/tools", "v0.3.0", map[string]string{
+	p := modtest.New(t)
+	p.Add("example.com/tools", "v0.3.0", map[string]string{
 		"strs/strs.go": "package strs\n\nfunc Rev(s string) string { return s }\n",
 	})
 	f := newFetcher(t, p, "")
@@ -117,19 +119,19 @@ func TestGetPackagePathFindsItsModule(t *testing.T) {
 }
 
 func TestGetRefusesWhatTheInterpreterCannotRun(t *testing.T) {
-	p := newTestProxy(t)
-	p.add("example.com/cgomod", "v1.0.0", map[string]string{
+	p := modtest.New(t)
+	p.Add("example.com/cgomod", "v1.0.0", map[string]string{
 		"c.go": "package cgomod\n\n// int two() { return 2; }\nimport \"C\"\n\nfunc Two() int { return int(C.two()) }\n",
 	})
-	p.add("example.com/asm", "v1.0.0", map[string]string{
+	p.Add("example.com/asm", "v1.0.0", map[string]string{
 		"add.go":       "package asm\n\nfunc Add(a, b int) int\n",
 		"add_amd64.s":  "TEXT ·Add(SB),4,$0\n RET\n",
 		"add_other.go": "//go:build !amd64\n\npackage asm\n",
 	})
-	p.add("example.com/unsafe", "v1.0.0", map[string]string{
+	p.Add("example.com/unsafe", "v1.0.0", map[string]string{
 		"u.go": "package unsafe\n\nimport \"unsafe\"\n\nvar P = unsafe.Pointer(nil)\n",
 	})
-	p.add("example.com/uses", "v1.0.0", map[string]string{
+	p.Add("example.com/uses", "v1.0.0", map[string]string{
 		"uses.go": "package uses\n\nimport _ \"example.com/cgomod\"\n",
 	}, "example.com/cgomod@v1.0.0")
 	f := newFetcher(t, p, "")
@@ -154,7 +156,7 @@ func TestGetRefusesWhatTheInterpreterCannotRun(t *testing.T) {
 		t.Errorf("unsafe allowed: %v", err)
 	}
 	// A standard package the allowlist refuses is named.
-	p.add("example.com/runner", "v1.0.0", map[string]string{
+	p.Add("example.com/runner", "v1.0.0", map[string]string{
 		"r.go": "package runner\n\nimport _ \"os/exec\"\n",
 	})
 	_, err := f.Get(context.Background(), "example.com/runner@v1.0.0", t.TempDir(),
@@ -165,10 +167,10 @@ func TestGetRefusesWhatTheInterpreterCannotRun(t *testing.T) {
 }
 
 func TestGetVerifiesChecksums(t *testing.T) {
-	p := newTestProxy(t)
+	p := modtest.New(t)
 	publishGreet(p)
 	// The proxy serves other bytes than the checksum database knows.
-	p.replaceZip("example.com/words", "v1.0.0", map[string]string{
+	p.ReplaceZip("example.com/words", "v1.0.0", map[string]string{
 		"words.go": "package words\n\nfunc Hello() string { return \"pwned\" }\n",
 	})
 	f := newFetcher(t, p, "")
@@ -183,11 +185,11 @@ func TestGetVerifiesChecksums(t *testing.T) {
 }
 
 func TestGetPinsPrivateModulesOnFirstUse(t *testing.T) {
-	p := newTestProxy(t)
-	p.add("corp.example/lib", "v1.0.0", map[string]string{"lib.go": "package lib\n"})
-	delete(p.sums, "corp.example/lib v1.0.0") // the public database does not know it
+	p := modtest.New(t)
+	p.Add("corp.example/lib", "v1.0.0", map[string]string{"lib.go": "package lib\n"})
+	delete(p.Sums, "corp.example/lib v1.0.0") // the public database does not know it
 	cache := t.TempDir()
-	cfg := Config{Proxy: p.proxyURL(), SumDB: p.sumDB(), NoSumDB: "corp.example", Cache: cache}
+	cfg := Config{Proxy: p.URL(), SumDB: p.SumDB(), NoSumDB: "corp.example", Cache: cache}
 	f, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -196,8 +198,8 @@ func TestGetPinsPrivateModulesOnFirstUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same version with other bytes, into a fresh cache with the pins kept.
-	p.add("corp.example/lib", "v1.0.0", map[string]string{"lib.go": "package lib\n\nvar X = 1\n"})
-	delete(p.sums, "corp.example/lib v1.0.0")
+	p.Add("corp.example/lib", "v1.0.0", map[string]string{"lib.go": "package lib\n\nvar X = 1\n"})
+	delete(p.Sums, "corp.example/lib v1.0.0")
 	os.RemoveAll(filepath.Join(cache, "mod"))
 	f, err = New(cfg)
 	if err != nil {
@@ -216,7 +218,7 @@ func TestGetPinsPrivateModulesOnFirstUse(t *testing.T) {
 }
 
 func TestGetErrors(t *testing.T) {
-	p := newTestProxy(t)
+	p := modtest.New(t)
 	publishGreet(p)
 	f := newFetcher(t, p, "")
 	for _, tc := range []struct{ spec, want string }{
@@ -242,7 +244,7 @@ func TestGetErrors(t *testing.T) {
 }
 
 func TestInstallNeverWritesThroughALink(t *testing.T) {
-	p := newTestProxy(t)
+	p := modtest.New(t)
 	publishGreet(p)
 	f := newFetcher(t, p, "")
 	classes, outside := t.TempDir(), t.TempDir()
@@ -255,5 +257,12 @@ func TestInstallNeverWritesThroughALink(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Errorf("wrote %d entries through a planted link", len(ents))
+	}
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
 	}
 }

@@ -22,6 +22,7 @@ prompt detaches (the session stays; attach again with: attach UUID).
   :load FILE     run a file of the session's files/ as one cell
   :paste         everything up to a line :end (or Ctrl-D) is one cell
   :udfs          the registered UDFs and their signatures
+  :get MOD[@V]   fetch a Go module and its dependencies into this session
   :quit          end the session and remove its directory
 `
 
@@ -68,6 +69,8 @@ func (it *interaction) meta(line string) (done bool, code int) {
 		it.run(src)
 	case ":paste":
 		it.paste()
+	case ":get":
+		it.getModules(args, it.out)
 	case ":udfs":
 		list, err := s.UDFs(it.ctx)
 		if err != nil {

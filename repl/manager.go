@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/replhost/replhost/artifacts"
+	"github.com/replhost/replhost/modules"
 	"github.com/replhost/replhost/sandbox"
 )
 
@@ -55,6 +56,11 @@ type Config struct {
 	// Artifacts are the limits of each session's artifact store; zero:
 	// artifacts.DefaultLimits.
 	Artifacts artifacts.Limits
+	// Modules fetches Go modules for :get; nil: the host fetches none.
+	Modules *modules.Fetcher
+	// ModuleAllowed says which standard packages fetched modules may
+	// import (the sessions' allowlist); nil: all but unsafe.
+	ModuleAllowed modules.Checker
 }
 
 // Manager owns the sessions of a host: it creates them, finds them for

@@ -1,4 +1,7 @@
-package modules
+// Package modtest builds module proxies for tests: a file-based GOPROXY that
+// a test fills with modules, and a checksum database on 127.0.0.1 that signs
+// what the proxy held.
+package modtest
 
 import (
 	"crypto/rand"
@@ -17,26 +20,26 @@ import (
 	modzip "golang.org/x/mod/zip"
 )
 
-// testProxy is a file-based GOPROXY that a test fills with modules, and a
-// checksum database on 127.0.0.1 that signs what the proxy held when each
-// module was first looked up.
-type testProxy struct {
+// Proxy is a file-based GOPROXY that a test fills with modules, and a
+// checksum database on 127.0.0.1 that signs the hashes recorded for them.
+type Proxy struct {
 	tb   testing.TB
 	dir  string
-	sums map[string]string // "path version" → go.sum lines
+	Sums map[string]string // "path version" → go.sum lines; delete one to make it unknown
 	key  string            // verifier key
 	url  string            // checksum database URL
 }
 
-func newTestProxy(tb testing.TB) *testProxy {
+// New starts a proxy whose files and database live as long as tb.
+func New(tb testing.TB) *Proxy {
 	tb.Helper()
-	p := &testProxy{tb: tb, dir: tb.TempDir(), sums: map[string]string{}}
+	p := &Proxy{tb: tb, dir: tb.TempDir(), Sums: map[string]string{}}
 	skey, vkey, err := note.GenerateKey(rand.Reader, "sum.test")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	db := sumdb.NewTestServer(skey, func(path, vers string) ([]byte, error) {
-		if s, ok := p.sums[path+" "+vers]; ok {
+		if s, ok := p.Sums[path+" "+vers]; ok {
 			return []byte(s), nil
 		}
 		return nil, fmt.Errorf("%s@%s: not found", path, vers)
@@ -47,14 +50,16 @@ func newTestProxy(tb testing.TB) *testProxy {
 	return p
 }
 
-func (p *testProxy) proxyURL() string { return "file://" + p.dir }
+// URL is the GOPROXY value.
+func (p *Proxy) URL() string { return "file://" + p.dir }
 
-func (p *testProxy) sumDB() string { return p.key + " " + p.url }
+// SumDB is the GOSUMDB value: the verifier key and the database's URL.
+func (p *Proxy) SumDB() string { return p.key + " " + p.url }
 
-// add publishes path@version with the given files (name → content; a go.mod
+// Add publishes path@version with the given files (name → content; a go.mod
 // is made from requires when files has none) and records its hashes for the
 // checksum database.
-func (p *testProxy) add(path, version string, files map[string]string, requires ...string) {
+func (p *Proxy) Add(path, version string, files map[string]string, requires ...string) {
 	p.tb.Helper()
 	src := p.tb.TempDir()
 	if _, ok := files["go.mod"]; !ok {
@@ -91,16 +96,16 @@ func (p *testProxy) add(path, version string, files map[string]string, requires 
 		return io.NopCloser(strings.NewReader(files["go.mod"])), nil
 	})
 	must(p.tb, err)
-	p.sums[path+" "+version] = fmt.Sprintf("%s %s %s\n%s %s/go.mod %s\n", path, version, zh, path, version, mh)
+	p.Sums[path+" "+version] = fmt.Sprintf("%s %s %s\n%s %s/go.mod %s\n", path, version, zh, path, version, mh)
 }
 
-// replaceZip swaps the published zip of path@version for one of other files,
+// ReplaceZip swaps the published zip of path@version for one of other files,
 // as a compromised proxy would.
-func (p *testProxy) replaceZip(path, version string, files map[string]string) {
+func (p *Proxy) ReplaceZip(path, version string, files map[string]string) {
 	p.tb.Helper()
-	saved := p.sums[path+" "+version]
-	p.add(path, version, files)
-	p.sums[path+" "+version] = saved
+	saved := p.Sums[path+" "+version]
+	p.Add(path, version, files)
+	p.Sums[path+" "+version] = saved
 }
 
 func must(tb testing.TB, err error) {

@@ -1,0 +1,62 @@
+package sshd_test
+
+import (
+	"testing"
+
+	"github.com/replhost/replhost/internal/testhost"
+	"github.com/replhost/replhost/modules"
+	"github.com/replhost/replhost/modules/modtest"
+	"github.com/replhost/replhost/repl"
+)
+
+// publishGreet puts two versions of example.com/greet into p, each needing
+// its own version of example.com/words, and a module that needs cgo.
+func publishGreet(p *modtest.Proxy) {
+	p.Add("example.com/words", "v1.0.0", map[string]string{
+		"words.go": "package words\n\nfunc Hello() string { return \"hello\" }\n",
+	})
+	p.Add("example.com/words", "v1.2.0", map[string]string{
+		"words.go": "package words\n\nfunc Hello() string { return \"hi\" }\n",
+	})
+	p.Add("example.com/greet", "v1.0.0", map[string]string{
+		"greet.go": "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \", \" + n }\n",
+	}, "example.com/words@v1.0.0")
+	p.Add("example.com/greet", "v1.1.0", map[string]string{
+		"greet.go": "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \"! \" + n }\n",
+	}, "example.com/words@v1.2.0")
+	p.Add("example.com/cgomod", "v1.0.0", map[string]string{
+		"c.go": "package cgomod\n\n// int two() { return 2; }\nimport \"C\"\n\nfunc Two() int { return int(C.two()) }\n",
+	})
+}
+
+// Two sessions, two versions of one module, each session's worker importing
+// its own; a module the interpreter cannot run is refused at :get.
+func TestGetModulesPerSession(t *testing.T) {
+	p := modtest.New(t)
+	publishGreet(p)
+	f, err := modules.New(modules.Config{Proxy: p.URL(), SumDB: p.SumDB(), Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := testhost.Start(t, testhost.Options{Process: true, Repl: repl.Config{Modules: f}})
+
+	alice := h.Terminal(t, "alice", "")
+	alice.Expect(`go> `)
+	bob := h.Terminal(t, "bob", "")
+	bob.Expect(`go> `)
+
+	alice.Send(":get example.com/greet@v1.0.0\r")
+	alice.Expect(`added example.com/greet@v1\.0\.0 \(with example\.com/words@v1\.0\.0\).*\r\n.*go> `)
+	bob.Send(":get example.com/greet@v1.1.0\r")
+	bob.Expect(`added example.com/greet@v1\.1\.0 \(with example\.com/words@v1\.2\.0\).*\r\n.*go> `)
+
+	alice.Send("import \"example.com/greet\"; greet.Greet(\"x\")\r")
+	alice.Expect(`"hello, x"\r\n.*go> `)
+	bob.Send("import \"example.com/greet\"; greet.Greet(\"x\")\r")
+	bob.Expect(`"hi! x"\r\n.*go> `)
+
+	bob.Send(":get example.com/cgomod@v1.0.0\r")
+	bob.Expect(`error: :get example.com/cgomod@v1.0.0: example.com/cgomod@v1.0.0: package example.com/cgomod uses cgo.*\r\n.*go> `)
+	bob.Send("greet.Greet(\"y\")\r")
+	bob.Expect(`"hi! y"\r\n.*go> `)
+}
