@@ -18,9 +18,17 @@ var denied = []string{
 }
 
 // deniedSymbols are members of allowed packages that reach other
-// processes: Landlock blocks them in a worker, nothing would in-process.
+// processes (Landlock blocks them in a worker, nothing would in-process)
+// or turn a number into a descriptor or a pointer: os.NewFile(3, "") would
+// be the worker's protocol socket, and reflect.NewAt writes any memory (the
+// descriptor inside an *os.File). With them gone no symbol the code sees
+// takes a descriptor number (TestNoSymbolTakesADescriptor checks every
+// table): Fd and SyscallConn of a file only tell the code its own numbers.
+// An --allow-pkg of syscall or unsafe gives all of this back.
 var deniedSymbols = map[string][]string{
-	"os/os": {"StartProcess", "FindProcess"},
+	"os/os":           {"StartProcess", "FindProcess", "NewFile"},
+	"reflect/reflect": {"NewAt"},
+	"net/net":         {"FileConn", "FileListener", "FilePacketConn"},
 }
 
 func without(syms map[string]reflect.Value, drop []string) map[string]reflect.Value {

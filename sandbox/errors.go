@@ -34,9 +34,22 @@ func (e *ExitError) Error() string { return fmt.Sprintf("os.Exit(%d) called: cel
 
 // CrashError reports that the worker running the session's interpreter died;
 // the session is restored from its journal.
-type CrashError struct{ Reason string }
+//
+// When the host ended the worker because it broke the protocol (a forged,
+// malformed or unasked-for frame: the code in it may have reached the
+// socket), Reason starts with "protocol error: " and errors.Is(err,
+// ErrProtocol) holds. That says the worker misbehaved, not that the cell
+// (or a replayed journal cell) failed: restore the session in a new
+// worker, and never cut the journal for it.
+type CrashError struct {
+	Reason string
+	err    error // ErrProtocol's, or nil
+}
 
 func (e *CrashError) Error() string { return "session crashed: " + e.Reason }
+
+// Unwrap returns the protocol error that ended the worker, or nil.
+func (e *CrashError) Unwrap() error { return e.err }
 
 // ErrClosed is returned by an evaluator used after Close.
 var ErrClosed = errors.New("sandbox: evaluator closed")

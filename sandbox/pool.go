@@ -87,8 +87,14 @@ func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			w.Close()
 			continue
 		}
-		if err := w.configure(ctx, opts); err != nil {
+		if err := w.configure(ctx, opts, poolInitWait); err != nil {
+			ended := w.usable() != nil
 			w.Close()
+			if ended && ctx.Err() == nil {
+				// Stopped, starved or broken while idle: the session
+				// takes another; the fault was the worker's.
+				continue
+			}
 			return nil, err
 		}
 		return w, nil
@@ -109,7 +115,7 @@ func (p *Pool) refill() {
 		for len(p.idle) < p.size {
 			w, err := spawnWorker(p.ctx, p.opts.Executable, p.opts.Args, p.opts.StartTimeout)
 			if err == nil {
-				if err = w.warm(p.ctx); err != nil {
+				if err = w.warm(p.ctx, startTimeout(p.opts.StartTimeout)); err != nil {
 					w.Close()
 				}
 			}

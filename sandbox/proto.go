@@ -7,23 +7,33 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unicode/utf8"
 )
 
-// The worker protocol runs on a socket of its own (fd 3 in the worker),
-// never on the code's stdout or stderr. Every message is one frame:
+// The worker protocol runs on a socket of its own (fd 3 in the worker,
+// moved at start to a random high descriptor), never on the code's stdout
+// or stderr. Every message is one frame:
 //
-//	type (1 byte) | payload length (4 bytes, big endian) | payload
+//	type (1 byte) | request id (4 bytes) | payload length (4 bytes) | payload
 //
-// The host sends one request at a time (warm, init, eval, udf call, udf list),
-// plus interrupt and complete at any time; the worker streams the code's
-// output as frames before the request's reply, so output and result arrive
-// in the order they happened.
+// integers big endian. The worker's first frame is msgReady with its
+// helloMsg (protocol version and build id): the host refuses a worker that
+// is not its own build. The host sends one request at a time (warm, init,
+// eval, replay, udf list, udf call), each with a new id that its reply
+// carries, plus interrupt at any time and complete (ids of their own)
+// alongside; the worker streams the code's output as frames before the
+// request's reply, so output and result arrive in the order they happened.
+//
+// The host trusts nothing it reads (the code in the worker might have
+// reached the socket): every frame type and size, every payload, every id
+// is checked by decodeWorkerFrame and the decoders of proto_host.go, and
+// anything unexpected ends that worker with ErrProtocol.
 const (
 	// host → worker
 	msgWarm      = 'W' // idle worker: make and drop an interpreter, so that init is faster
 	msgInit      = 'I' // JSON initMsg: session dir, allowlist, limits; applies Landlock
 	msgEval      = 'E' // show flag byte + cell source
-	msgReplay    = 'P' // JSON []string: cells run in order, output discarded (restore)
+	msgReplay    = 'P' // replayRequest: cells run in order, output discarded (restore)
 	msgInterrupt = 'X' // cancel the running eval or udf call
 	msgComplete  = 'C' // word to complete
 	msgUDFList   = 'L' // list the session's UDFs
@@ -33,12 +43,12 @@ const (
 	msgQuit      = 'Q' // exit now
 
 	// worker → host
-	msgReady       = 'R' // handshake: the worker runs and reads requests
+	msgReady       = 'R' // handshake: JSON helloMsg; the worker runs and reads requests
 	msgWarmDone    = 'h' // warm reply
 	msgInitDone    = 'i' // init reply: empty, or the error text
 	msgStdout      = 'o' // the code's output and the values shown
 	msgStderr      = 'e' // the code's error output and notices
-	msgResult      = 'r' // JSON resultMsg: how the eval ended
+	msgResult      = 'r' // JSON resultMsg: how the eval or replay ended
 	msgCompletions = 'c' // the word, then the candidates, NUL-separated
 	msgUDFEntries  = 'l' // JSON []udf.Entry
 	msgUDFOut      = 'u' // result lines of the udf call
@@ -47,13 +57,24 @@ const (
 	msgUDFDone     = 'd' // JSON resultMsg with Records and Failed
 )
 
+// protocolVersion changes with every change of the frames or payloads.
+const protocolVersion = 2
+
 const (
-	maxFrame   = 1 << 20  // larger payloads are a protocol error
-	chunkBytes = 32 << 10 // output and udf input are sent in frames of at most this
-	udfWindow  = 8        // udf input frames in flight before the host waits for an ack
+	frameHeader = 9        // type, id, length
+	maxFrame    = 1 << 20  // larger payloads are a protocol error
+	chunkBytes  = 32 << 10 // output and udf input are sent in frames of at most this
+	udfWindow   = 8        // udf input frames in flight before the host waits for an ack
 )
 
-var errFrameTooLarge = errors.New("sandbox: protocol frame too large")
+var errFrameTooLarge = errors.New("frame too large")
+
+// frame is one message of the protocol.
+type frame struct {
+	typ     byte
+	id      uint32 // of the request; output frames carry the one running
+	payload []byte
+}
 
 // frameWriter writes whole frames; it is safe for concurrent use.
 type frameWriter struct {
@@ -62,15 +83,12 @@ type frameWriter struct {
 	buf []byte
 }
 
-func (f *frameWriter) send(typ byte, payload []byte) error {
+func (f *frameWriter) send(typ byte, id uint32, payload []byte) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.sendLocked(typ, payload)
-}
-
-func (f *frameWriter) sendLocked(typ byte, payload []byte) error {
-	f.buf = append(f.buf[:0], typ, 0, 0, 0, 0)
-	binary.BigEndian.PutUint32(f.buf[1:5], uint32(len(payload)))
+	f.buf = append(f.buf[:0], typ, 0, 0, 0, 0, 0, 0, 0, 0)
+	binary.BigEndian.PutUint32(f.buf[1:5], id)
+	binary.BigEndian.PutUint32(f.buf[5:9], uint32(len(payload)))
 	f.buf = append(f.buf, payload...)
 	_, err := f.w.Write(f.buf)
 	if cap(f.buf) > 2*chunkBytes {
@@ -80,10 +98,10 @@ func (f *frameWriter) sendLocked(typ byte, payload []byte) error {
 }
 
 // sendChunks sends p as frames of at most chunkBytes.
-func (f *frameWriter) sendChunks(typ byte, p []byte) error {
+func (f *frameWriter) sendChunks(typ byte, id uint32, p []byte) error {
 	for len(p) > 0 {
 		n := min(len(p), chunkBytes)
-		if err := f.send(typ, p[:n]); err != nil {
+		if err := f.send(typ, id, p[:n]); err != nil {
 			return err
 		}
 		p = p[n:]
@@ -91,21 +109,29 @@ func (f *frameWriter) sendChunks(typ byte, p []byte) error {
 	return nil
 }
 
-// readFrame reads one frame; the payload is a new slice.
-func readFrame(r io.Reader) (typ byte, payload []byte, err error) {
-	var hdr [5]byte
+// readFrame reads one frame of at most maxFrame payload bytes; the payload
+// is a new slice.
+func readFrame(r io.Reader) (frame, error) {
+	var hdr [frameHeader]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return 0, nil, err
+		return frame{}, err
 	}
-	n := binary.BigEndian.Uint32(hdr[1:])
+	f := frame{typ: hdr[0], id: binary.BigEndian.Uint32(hdr[1:5])}
+	n := binary.BigEndian.Uint32(hdr[5:9])
 	if n > maxFrame {
-		return 0, nil, errFrameTooLarge
+		return f, fmt.Errorf("%w: %q of %d bytes, at most %d", errFrameTooLarge, f.typ, n, maxFrame)
 	}
-	payload = make([]byte, n)
-	if _, err := io.ReadFull(r, payload); err != nil {
-		return 0, nil, fmt.Errorf("read frame: %w", io.ErrUnexpectedEOF)
+	f.payload = make([]byte, n)
+	if _, err := io.ReadFull(r, f.payload); err != nil {
+		return f, fmt.Errorf("read frame: %w", io.ErrUnexpectedEOF)
 	}
-	return hdr[0], payload, nil
+	return f, nil
+}
+
+// helloMsg is the payload of msgReady: who the worker is.
+type helloMsg struct {
+	Protocol int
+	Build    string // buildID of the worker's binary
 }
 
 // initMsg tells an idle worker its session and applies its confinement.
@@ -138,7 +164,8 @@ type resultMsg struct {
 	Failed    int    `json:",omitempty"`
 }
 
-// resultOf encodes the error of an eval for the host.
+// resultOf encodes the error of an eval for the host, its text cut to what
+// the host accepts.
 func resultOf(err error) resultMsg {
 	var ev *EvalError
 	var ee *ExitError
@@ -146,12 +173,27 @@ func resultOf(err error) resultMsg {
 	case err == nil:
 		return resultMsg{Kind: resOK}
 	case errors.As(err, &ev):
-		return resultMsg{Kind: resEval, Line: ev.Line, Col: ev.Col, Msg: ev.Msg, Compile: ev.compile}
+		return resultMsg{Kind: resEval, Line: ev.Line, Col: ev.Col, Msg: cutText(ev.Msg, maxResultText), Compile: ev.compile}
 	case errors.As(err, &ee):
 		return resultMsg{Kind: resExit, Code: ee.Code}
 	default:
-		return resultMsg{Kind: resError, Msg: err.Error()}
+		return resultMsg{Kind: resError, Msg: cutText(err.Error(), maxResultText)}
 	}
+}
+
+// cutText cuts s to at most n bytes, at a rune boundary, marked with "…".
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n-len("…")]
+	for len(s) > 0 {
+		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size != 1 {
+			break
+		}
+		s = s[:len(s)-1] // a rune cut short
+	}
+	return s + "…"
 }
 
 // err decodes the result on the host; canceled results are handled by the caller.

@@ -1,15 +1,12 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +18,14 @@ const (
 	// result before it ends the worker itself: the worker's own stuckGrace
 	// plus room for a loaded machine.
 	interruptGrace = stuckGrace + 1200*time.Millisecond
-	closeGrace     = time.Second // for a quit before the worker is killed
-	completeWait   = 2 * time.Second
+	// closeGrace is how long Close waits for a quit before it kills: a
+	// stopped or spinning worker is gone within a second of Close.
+	closeGrace   = 400 * time.Millisecond
+	completeWait = 2 * time.Second
+	// poolInitWait bounds the init of an idle pool worker: one that does
+	// not answer by then (stopped, starved) is killed and the session gets
+	// another, so that a login never waits on it.
+	poolInitWait = time.Second
 )
 
 // WorkerOptions configure a session's worker process. Only Dir is required.
@@ -65,14 +68,17 @@ type WorkerOptions struct {
 type Worker struct {
 	cmd   *exec.Cmd
 	pid   int
+	exe   string
 	conn  *os.File     // the host's end of the protocol socket
 	fw    *frameWriter // requests, on conn
+	dec   *hostDecoder // the worker's frames, on conn: checked
 	log   *crashLog    // the worker's own stdout and stderr
 	ready chan struct{}
+	hello helloMsg      // the handshake, set before ready is closed
 	dead  chan struct{} // closed when the process was waited for and the reader ended
 
-	replies     chan reply  // the reply of the request in flight
-	completions chan []byte // the reply of Complete
+	replies     chan event // the reply of the request in flight
+	completions chan event // the reply of Complete
 	udfCredits  chan struct{}
 	dropOutput  atomic.Bool // an interrupt was sent: output up to the reply is dropped
 
@@ -84,40 +90,45 @@ type Worker struct {
 	mu             sync.Mutex // guards the fields below
 	stdout, stderr io.Writer
 	udfOut, udfErr io.Writer // of the udf call in flight
+	outCap         int64     // output a request may forward (cap and notice); 0: no cap
+	outN           int64     // output forwarded since the request began
+	outCut         bool      // the host cut this request's output
 	mem            *memLimit
 	memory         int64
 	killReason     string // why the host ended the worker; "" if it did not
+	protoErr       error  // the protocol error that ended it, if one did
 	waitErr        error  // of cmd.Wait
 }
 
-type reply struct {
-	typ     byte
-	payload []byte
-}
-
-// read dispatches the worker's frames until the socket closes: output to
-// the writers as it comes, replies to the request waiting for them.
+// read dispatches the worker's frames, checked by the decoder, until the
+// socket closes: output to the writers as it comes, replies to the
+// request waiting for them. A protocol error ends the worker; so does a
+// panic here, which never reaches the rest of the host.
 func (w *Worker) read(done chan<- struct{}) {
 	defer close(done)
-	var readyOnce sync.Once
-	br := bufio.NewReaderSize(w.conn, 64<<10)
+	defer func() {
+		if v := recover(); v != nil {
+			w.protocolError(protoErrorf("host decoder panicked: %v", v))
+		}
+	}()
 	for {
-		typ, p, err := readFrame(br)
-		if errors.Is(err, errFrameTooLarge) {
-			w.kill("protocol error: " + err.Error())
-		}
+		ev, ok, err := w.dec.next()
 		if err != nil {
-			return // the worker ended
-		}
-		switch typ {
-		case msgReady:
-			readyOnce.Do(func() { close(w.ready) })
-		case msgStdout, msgStderr, msgUDFOut, msgUDFErr:
-			if w.dropOutput.Load() {
-				continue
+			if errors.Is(err, ErrProtocol) {
+				w.protocolError(err)
 			}
-			if out := w.writer(typ); out != nil {
-				out.Write(p) // a failing writer loses the output, not the session
+			return // the worker ended, or was ended
+		}
+		if !ok {
+			continue
+		}
+		switch ev.typ {
+		case msgReady:
+			w.hello = ev.hello
+			close(w.ready)
+		case msgStdout, msgStderr, msgUDFOut, msgUDFErr:
+			if !w.dropOutput.Load() {
+				w.forward(ev.typ, ev.out)
 			}
 		case msgUDFAck:
 			select {
@@ -126,7 +137,7 @@ func (w *Worker) read(done chan<- struct{}) {
 			}
 		case msgCompletions:
 			select {
-			case w.completions <- p:
+			case w.completions <- ev:
 			default: // a reply nobody waits for any more
 			}
 		default:
@@ -134,16 +145,47 @@ func (w *Worker) read(done chan<- struct{}) {
 			// reply, which follows all of it.
 			w.dropOutput.Store(false)
 			select {
-			case w.replies <- reply{typ, p}:
-			default: // not a reply of a request in flight: the worker is confused
+			case w.replies <- ev:
+			default: // the decoder lets one reply through per request
+				w.protocolError(protoErrorf("second reply %q", ev.typ))
+				return
 			}
 		}
 	}
 }
 
-func (w *Worker) writer(typ byte) io.Writer {
+// hostCapSlack is what an honest worker may send past the output cap: the
+// notice that it cut the output.
+const hostCapSlack = 256
+
+// forward writes output to its writer, within the request's cap: the
+// worker keeps to the cap itself, this holds even if the code in it sent
+// frames of its own.
+func (w *Worker) forward(typ byte, p []byte) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	out := w.writerLocked(typ)
+	notice := ""
+	if w.outCap > 0 && typ != msgUDFOut && typ != msgUDFErr {
+		if w.outCut {
+			p = nil
+		} else if room := w.outCap + hostCapSlack - w.outN; int64(len(p)) > room {
+			p = p[:max(room, 0)]
+			w.outCut = true
+			notice = "\noutput truncated at " + formatBytes(w.outCap) + " by the host\n"
+		}
+		w.outN += int64(len(p))
+	}
+	errOut := w.stderr
+	w.mu.Unlock()
+	if out != nil && len(p) > 0 {
+		out.Write(p) // a failing writer loses the output, not the session
+	}
+	if notice != "" && errOut != nil {
+		errOut.Write([]byte(notice))
+	}
+}
+
+func (w *Worker) writerLocked(typ byte) io.Writer {
 	switch typ {
 	case msgStdout:
 		return w.stdout
@@ -188,6 +230,17 @@ func (w *Worker) kill(reason string) {
 	w.cmd.Process.Kill() // through a pidfd: never another process
 }
 
+// protocolError ends the worker for a protocol error; the first one is
+// the reason.
+func (w *Worker) protocolError(err error) {
+	w.mu.Lock()
+	if w.protoErr == nil && w.killReason == "" {
+		w.protoErr = err
+	}
+	w.mu.Unlock()
+	w.kill(err.Error())
+}
+
 // crashReason says why the worker ended, once dead is closed: the host's
 // own reason for ending it, else what the Go runtime printed, else the
 // exit status.
@@ -213,7 +266,15 @@ func (w *Worker) crashError() error {
 	if w.closing.Load() {
 		return ErrClosed
 	}
-	return &CrashError{Reason: w.crashReason()}
+	return w.newCrash()
+}
+
+// newCrash is the *CrashError of the ended worker.
+func (w *Worker) newCrash() *CrashError {
+	w.mu.Lock()
+	protoErr := w.protoErr
+	w.mu.Unlock()
+	return &CrashError{Reason: w.crashReason(), err: protoErr}
 }
 
 // usable reports why no request can be sent, or nil.
@@ -242,42 +303,90 @@ type InterruptedError struct {
 func (e *InterruptedError) Error() string   { return "interrupted; " + e.crash.Error() }
 func (e *InterruptedError) Unwrap() []error { return []error{e.ctxErr, e.crash} }
 
-// await waits for the reply of the request in flight. When ctx ends it
-// interrupts the worker and waits for the reply a little more, then ends
-// the worker. canceled is true when the request was interrupted.
-func (w *Worker) await(ctx context.Context) (r reply, canceled bool, err error) {
+// request sends a request and awaits its reply (see send and await).
+func (w *Worker) request(ctx context.Context, typ byte, payload []byte, reply byte, maxRecords int) (ev event, canceled bool, err error) {
+	id, err := w.send(typ, payload, reply, maxRecords)
+	if err != nil {
+		return ev, false, err
+	}
+	return w.await(ctx, id)
+}
+
+// send sends a request whose reply is of type reply and returns its id;
+// maxRecords bounds the Records of a replay's reply (-1: no bound). Output
+// counts against the cap from here.
+func (w *Worker) send(typ byte, payload []byte, reply byte, maxRecords int) (uint32, error) {
 	select {
-	case r := <-w.replies:
-		return r, false, nil
+	case <-w.replies: // of a request given up on: never this one's
+	default:
+	}
+	w.mu.Lock()
+	w.outN, w.outCut = 0, false
+	w.mu.Unlock()
+	w.dropOutput.Store(false)
+	id := w.dec.begin(reply, maxRecords)
+	if err := w.fw.send(typ, id, payload); err != nil {
+		return id, w.crashError()
+	}
+	return id, nil
+}
+
+// await waits for the reply of request id. When ctx ends it interrupts the
+// worker and waits for the reply a little more, then ends the worker.
+// canceled is true when the request was interrupted.
+func (w *Worker) await(ctx context.Context, id uint32) (ev event, canceled bool, err error) {
+	select {
+	case ev := <-w.replies:
+		return ev, false, nil
 	case <-w.dead:
-		return reply{}, false, w.crashError()
+		return ev, false, w.crashError()
 	case <-ctx.Done():
 	}
 	w.dropOutput.Store(true)
-	w.fw.send(msgInterrupt, nil)
+	w.fw.send(msgInterrupt, id, nil)
 	t := time.NewTimer(interruptGrace)
 	defer t.Stop()
 	select {
-	case r := <-w.replies:
-		if res, err := decodeResult(r, r.typ); err != nil || res.Kind != resStuck {
-			return r, true, nil
+	case ev := <-w.replies:
+		if ev.res.Kind != resStuck {
+			return ev, true, nil
 		}
 	case <-w.dead:
-		return reply{}, true, w.crashError()
+		return ev, true, w.crashError()
 	case <-t.C:
 	}
 	w.kill("interrupted cell did not stop")
 	if err := w.crashError(); !errors.As(err, new(*CrashError)) {
-		return reply{}, true, err
+		return ev, true, err
 	}
-	return reply{}, true, &InterruptedError{ctxErr: ctx.Err(), crash: &CrashError{Reason: w.crashReason()}}
+	return ev, true, &InterruptedError{ctxErr: ctx.Err(), crash: w.newCrash()}
+}
+
+// awaitWithin waits for the reply of a request that only the worker's own
+// trouble can hold up (warm, init): past timeout the worker is ended.
+func (w *Worker) awaitWithin(ctx context.Context, timeout time.Duration, what string) (event, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case ev := <-w.replies:
+		return ev, nil
+	case <-w.dead:
+		return event{}, w.crashError()
+	case <-ctx.Done():
+		return event{}, ctx.Err()
+	case <-t.C:
+		w.kill(fmt.Sprintf("%s not answered within %v", what, timeout))
+		<-w.dead
+		return event{}, fmt.Errorf("%s not answered within %v", what, timeout)
+	}
 }
 
 // Eval runs one cell in the worker; with show, the values of expression
 // statements are written to Stdout. It returns an *EvalError, an
 // *ExitError, ctx.Err() when interrupted, an *InterruptedError when the
-// interrupted cell did not stop, a *CrashError when the worker died (the
-// caller starts a new worker and replays the journal), ErrClosed, or nil.
+// interrupted cell did not stop, a *CrashError when the worker died or
+// broke the protocol (the caller starts a new worker and replays the
+// journal), ErrClosed, or nil.
 func (w *Worker) Eval(ctx context.Context, cell string, show bool) error {
 	w.opMu.Lock()
 	defer w.opMu.Unlock()
@@ -287,40 +396,38 @@ func (w *Worker) Eval(ctx context.Context, cell string, show bool) error {
 	if err := ctx.Err(); err != nil {
 		return err // not even sent: a cell started already canceled may not stop
 	}
+	if len(cell) > maxCell {
+		return &EvalError{Msg: fmt.Sprintf("cell too large: %d bytes, at most %d", len(cell), maxCell)}
+	}
 	payload := make([]byte, 1, 1+len(cell))
 	if show {
 		payload[0] = 1
 	}
 	payload = append(payload, cell...)
-	if len(payload) > maxFrame {
-		return &EvalError{Msg: fmt.Sprintf("cell too large: %d bytes, at most %d", len(cell), maxFrame-1)}
-	}
-	w.dropOutput.Store(false)
-	if err := w.fw.send(msgEval, payload); err != nil {
-		return w.crashError()
-	}
-	r, canceled, err := w.await(ctx)
+	ev, canceled, err := w.request(ctx, msgEval, payload, msgResult, 0)
 	if err != nil {
 		return err
 	}
-	res, err := decodeResult(r, msgResult)
-	if err != nil {
-		return err
-	}
-	if res.Kind == resCanceled {
+	if ev.res.Kind == resCanceled {
 		if canceled {
 			return ctx.Err()
 		}
 		return context.Canceled
 	}
-	return res.err()
+	return ev.res.err()
 }
 
 // Complete returns the completions of word, as (*Interp).Complete; nil when
 // the worker does not answer in time.
-func (w *Worker) Complete(word string) []string {
+func (w *Worker) Complete(word string) (cands []string) {
 	w.completeMu.Lock()
 	defer w.completeMu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			w.protocolError(protoErrorf("completion panicked: %v", v))
+			cands = nil
+		}
+	}()
 	if w.usable() != nil {
 		return nil
 	}
@@ -328,17 +435,17 @@ func (w *Worker) Complete(word string) []string {
 	case <-w.completions: // a late reply of an earlier call
 	default:
 	}
-	if w.fw.send(msgComplete, []byte(word)) != nil {
+	id := w.dec.beginComplete(word)
+	if w.fw.send(msgComplete, id, []byte(word)) != nil {
 		return nil
 	}
 	t := time.NewTimer(completeWait)
 	defer t.Stop()
 	for {
 		select {
-		case p := <-w.completions:
-			parts := strings.Split(string(p), "\x00")
-			if parts[0] == word {
-				return parts[1:]
+		case ev := <-w.completions:
+			if ev.id == id {
+				return ev.cands
 			}
 		case <-w.dead:
 			return nil
@@ -351,15 +458,17 @@ func (w *Worker) Complete(word string) []string {
 // PID returns the worker's process id.
 func (w *Worker) PID() int { return w.pid }
 
-// Close ends the worker: it asks it to quit, kills it if it has not within
-// a second, and waits for its end. A request in flight returns ErrClosed.
-// Safe to call twice and concurrently.
+// Close ends the worker: it asks it to quit, kills it if it has not
+// within closeGrace (a stopped or spinning worker too), and waits for its
+// end. A request in flight returns ErrClosed. Safe to call twice and
+// concurrently.
 func (w *Worker) Close() error {
 	w.closeOnce.Do(func() {
 		w.closing.Store(true)
-		w.conn.SetWriteDeadline(time.Now().Add(closeGrace))
-		w.fw.send(msgQuit, nil)
-		t := time.NewTimer(closeGrace)
+		deadline := time.Now().Add(closeGrace)
+		w.conn.SetWriteDeadline(deadline)
+		w.fw.send(msgQuit, 0, nil)
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		select {
 		case <-w.dead:
@@ -369,75 +478,4 @@ func (w *Worker) Close() error {
 	})
 	<-w.dead
 	return nil
-}
-
-func decodeResult(r reply, want byte) (resultMsg, error) {
-	var res resultMsg
-	if r.typ != want {
-		return res, fmt.Errorf("sandbox: worker replied %q to a %q request", r.typ, want)
-	}
-	if err := json.Unmarshal(r.payload, &res); err != nil {
-		return res, fmt.Errorf("sandbox: worker reply: %w", err)
-	}
-	return res, nil
-}
-
-// Replay runs a session's journal in the worker, its output discarded, in
-// a few messages rather than one round trip per cell (repl.Replayer). It
-// stops at the first cell that fails and returns its index and error, or
-// len(cells) and nil.
-func (w *Worker) Replay(ctx context.Context, cells []string) (int, error) {
-	done := 0
-	for done < len(cells) {
-		// A chunk of cells that fits in one frame; a cell too large for
-		// one goes alone through Eval, which says so.
-		end, size := done, 2
-		for end < len(cells) && size+len(cells[end])+16 < maxFrame/2 {
-			size += len(cells[end]) + 16
-			end++
-		}
-		if end == done {
-			if err := w.Eval(ctx, cells[done], false); err != nil {
-				return done, err
-			}
-			done++
-			continue
-		}
-		n, err := w.replayChunk(ctx, cells[done:end])
-		done += n
-		if err != nil {
-			return done, err
-		}
-	}
-	return done, nil
-}
-
-func (w *Worker) replayChunk(ctx context.Context, cells []string) (int, error) {
-	w.opMu.Lock()
-	defer w.opMu.Unlock()
-	if err := w.usable(); err != nil {
-		return 0, err
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	w.dropOutput.Store(false)
-	if err := w.fw.send(msgReplay, mustJSON(cells)); err != nil {
-		return 0, w.crashError()
-	}
-	r, canceled, err := w.await(ctx)
-	if err != nil {
-		return 0, err
-	}
-	res, err := decodeResult(r, msgResult)
-	if err != nil {
-		return 0, err
-	}
-	if res.Kind == resCanceled {
-		if canceled {
-			return res.Records, ctx.Err()
-		}
-		return res.Records, context.Canceled
-	}
-	return res.Records, res.err()
 }

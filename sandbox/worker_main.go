@@ -28,39 +28,48 @@ const stuckGrace = 300 * time.Millisecond
 // exit code. It applies its confinement (Landlock, working directory,
 // memory limit) when the host tells it its session, before any code runs.
 func WorkerMain() int {
-	conn := os.NewFile(3, "replhost-proto")
-	if conn == nil {
-		fmt.Fprintln(os.Stderr, "replhost worker: no protocol socket on fd 3")
+	conn, err := protocolSocket()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replhost worker:", err)
 		return 2
 	}
 	fw := &frameWriter{w: conn}
 	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}}
-	if err := fw.send(msgReady, nil); err != nil {
+	if workerTestHook != nil {
+		ws.extra = workerTestHook(conn)
+	}
+	if err := fw.send(msgReady, 0, mustJSON(helloMsg{Protocol: protocolVersion, Build: buildID()})); err != nil {
 		return 2
 	}
 	br := bufio.NewReaderSize(conn, 64<<10)
 	for {
-		typ, p, err := readFrame(br)
+		f, err := readFrame(br)
 		if err != nil {
 			// The host is gone (or broke the protocol): whatever runs
 			// ends with the process. This is the parent watch that backs
 			// up Pdeathsig.
 			return 0
 		}
-		if typ == msgQuit {
+		if f.typ == msgQuit {
 			return 0
 		}
-		ws.handle(typ, p)
+		ws.handle(f)
 	}
 }
+
+// workerTestHook, set by tests only, adds symbols to the session's
+// interpreter that reach the protocol socket: they model code that found
+// a way to it, to test the host against forged frames.
+var workerTestHook func(conn *os.File) interp.Exports
 
 // workerSide is the state of the worker: the session's interpreter and the
 // request in flight. Frames are handled one at a time by the reading
 // goroutine; an eval or udf call runs in a goroutine of its own so that
 // interrupt and complete are served meanwhile.
 type workerSide struct {
-	fw  *frameWriter
-	out *cellOutput
+	fw    *frameWriter
+	out   *cellOutput
+	extra interp.Exports // workerTestHook's
 
 	// ready is closed once the session's interpreter is made (in, reg,
 	// inErr set): init confines the worker and answers at once, and the
@@ -76,33 +85,35 @@ type workerSide struct {
 	udfIn     *udfInput          // input of the udf call in flight
 }
 
-func (ws *workerSide) handle(typ byte, p []byte) {
-	switch typ {
+func (ws *workerSide) handle(f frame) {
+	p := f.payload
+	switch f.typ {
 	case msgWarm:
 		ws.warm()
-		ws.fw.send(msgWarmDone, nil)
+		ws.fw.send(msgWarmDone, f.id, nil)
 	case msgInit:
 		err := ws.init(p)
 		msg := ""
 		if err != nil {
-			msg = err.Error()
+			msg = cutText(err.Error(), maxResultText)
 		}
-		ws.fw.send(msgInitDone, []byte(msg))
+		ws.fw.send(msgInitDone, f.id, []byte(msg))
 		// Most sessions sit idle: give back the garbage of making the
 		// interpreter (and of warm), after the reply and beside the first
 		// cell.
 		go debug.FreeOSMemory()
 	case msgEval:
 		if len(p) == 0 {
+			ws.fw.send(msgResult, f.id, mustJSON(resultMsg{Kind: resError, Msg: "empty eval request"}))
 			return
 		}
 		// begin here, not in the goroutine, so that an interrupt that
 		// follows at once finds the cell's cancel.
-		ctx, end := ws.begin()
-		go ws.eval(ctx, end, p[0] == 1, string(p[1:]))
+		ctx, end := ws.begin(f.id)
+		go ws.eval(ctx, end, f.id, p[0] == 1, string(p[1:]))
 	case msgReplay:
-		ctx, end := ws.begin()
-		go ws.replay(ctx, end, p)
+		ctx, end := ws.begin(f.id)
+		go ws.replay(ctx, end, f.id, p)
 	case msgInterrupt:
 		ws.mu.Lock()
 		if ws.cancel != nil {
@@ -110,9 +121,9 @@ func (ws *workerSide) handle(typ byte, p []byte) {
 		}
 		ws.mu.Unlock()
 	case msgComplete:
-		ws.complete(string(p))
+		ws.complete(f.id, string(p))
 	default:
-		ws.handleUDF(typ, p)
+		ws.handleUDF(f)
 	}
 }
 
@@ -170,7 +181,7 @@ func (ws *workerSide) makeInterp(m initMsg, files string) {
 		Allow:   NewAllowlist(m.Allow),
 		Stdout:  streamWriter{ws.out, msgStdout},
 		Stderr:  stderr,
-		Use:     []interp.Exports{udf.Exports(reg, stderr)},
+		Use:     append([]interp.Exports{udf.Exports(reg, stderr)}, ws.extra),
 		// An interrupted cell not stopped by then is stuck: the host ends
 		// this worker and restores the session.
 		StopWait: stuckGrace,
@@ -210,13 +221,13 @@ func (ws *workerSide) warm() {
 	}
 }
 
-// begin starts a request: it returns a context that an interrupt cancels.
-func (ws *workerSide) begin() (context.Context, func()) {
+// begin starts request id: it returns a context that an interrupt cancels.
+func (ws *workerSide) begin(id uint32) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	ws.cancel = cancel
-	ws.out.reset(ws.outputCap)
+	ws.out.reset(ws.outputCap, id)
 	return ctx, func() {
 		ws.mu.Lock()
 		ws.cancel = nil
@@ -225,7 +236,7 @@ func (ws *workerSide) begin() (context.Context, func()) {
 	}
 }
 
-func (ws *workerSide) eval(ctx context.Context, end func(), show bool, cell string) {
+func (ws *workerSide) eval(ctx context.Context, end func(), id uint32, show bool, cell string) {
 	in, _, err := ws.session()
 	res := resultMsg{Kind: resError}
 	switch {
@@ -246,30 +257,49 @@ func (ws *workerSide) eval(ctx context.Context, end func(), show bool, cell stri
 		}
 	}
 	end()
-	ws.fw.send(msgResult, mustJSON(res))
+	ws.fw.send(msgResult, id, mustJSON(res))
 }
 
-func (ws *workerSide) complete(word string) {
+func (ws *workerSide) complete(id uint32, word string) {
 	in, _, _ := ws.session()
-	var cands []string
+	reply := []byte(word)
 	if in != nil {
-		cands = in.Complete(word)
+		reply = completionReply(word, in.Complete(word))
 	}
-	ws.fw.send(msgCompletions, []byte(strings.Join(append([]string{word}, cands...), "\x00")))
+	ws.fw.send(msgCompletions, id, reply)
+}
+
+// completionReply joins word and its candidates within the bounds the host
+// accepts: candidates too long are left out, the list is cut at the count
+// or size limit.
+func completionReply(word string, cands []string) []byte {
+	b := []byte(word)
+	n := 0
+	for _, c := range cands {
+		if len(c) > maxCandidate || strings.Contains(c, "\x00") {
+			continue
+		}
+		if n == maxCompletions || len(b)+1+len(c) > maxCompletionBytes {
+			break
+		}
+		b = append(append(b, 0), c...)
+		n++
+	}
+	return b
 }
 
 // replay runs journal cells in order, without showing values, up to the
 // first that fails; Records says how many ran.
-func (ws *workerSide) replay(ctx context.Context, end func(), p []byte) {
+func (ws *workerSide) replay(ctx context.Context, end func(), id uint32, p []byte) {
 	res := resultMsg{Kind: resOK}
 	ran := 0
-	var cells []string
 	in, _, err := ws.session()
+	cells, decodeErr := decodeReplay(p)
 	switch {
 	case err != nil:
 		res = resultMsg{Kind: resError, Msg: err.Error()}
-	case json.Unmarshal(p, &cells) != nil:
-		res = resultMsg{Kind: resError, Msg: "bad replay request"}
+	case decodeErr != nil:
+		res = resultMsg{Kind: resError, Msg: "bad replay request: " + decodeErr.Error()}
 	default:
 		for _, c := range cells {
 			if ctx.Err() != nil {
@@ -280,6 +310,9 @@ func (ws *workerSide) replay(ctx context.Context, end func(), p []byte) {
 				res = resultOf(err)
 				if ctx.Err() != nil {
 					res = resultMsg{Kind: resCanceled}
+					if in.Stuck() {
+						res.Kind = resStuck
+					}
 				}
 				break
 			}
@@ -288,5 +321,5 @@ func (ws *workerSide) replay(ctx context.Context, end func(), p []byte) {
 	}
 	res.Records = ran
 	end()
-	ws.fw.send(msgResult, mustJSON(res))
+	ws.fw.send(msgResult, id, mustJSON(res))
 }

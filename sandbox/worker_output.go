@@ -17,15 +17,16 @@ type cellOutput struct {
 	fw *frameWriter
 
 	mu     sync.Mutex // guards the fields below and orders the frames
+	id     uint32     // of the request whose output this is
 	limit  int64      // 0: no cap
 	n      int64      // bytes sent in this cell
 	cut    bool       // the notice was sent
 	lineOK bool       // the last byte sent ended a line
 }
 
-func (o *cellOutput) reset(limit int64) {
+func (o *cellOutput) reset(limit int64, id uint32) {
 	o.mu.Lock()
-	o.limit, o.n, o.cut, o.lineOK = limit, 0, false, true
+	o.id, o.limit, o.n, o.cut, o.lineOK = id, limit, 0, false, true
 	o.mu.Unlock()
 }
 
@@ -40,7 +41,7 @@ func (o *cellOutput) write(typ byte, p []byte) (int, error) {
 		keep = p[:o.limit-o.n]
 	}
 	o.n += int64(len(keep))
-	if err := o.fw.sendChunks(typ, keep); err != nil {
+	if err := o.fw.sendChunks(typ, o.id, keep); err != nil {
 		return 0, err
 	}
 	if len(keep) > 0 {
@@ -52,7 +53,7 @@ func (o *cellOutput) write(typ byte, p []byte) (int, error) {
 		if !o.lineOK {
 			notice = "\n" + notice
 		}
-		if err := o.fw.send(msgStderr, []byte(notice)); err != nil {
+		if err := o.fw.send(msgStderr, o.id, []byte(notice)); err != nil {
 			return 0, err
 		}
 	}

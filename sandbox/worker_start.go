@@ -18,11 +18,18 @@ func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.configure(ctx, opts); err != nil {
+	if err := w.configure(ctx, opts, startTimeout(opts.StartTimeout)); err != nil {
 		w.Close()
 		return nil, err
 	}
 	return w, nil
+}
+
+func startTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return defaultStartTimeout
+	}
+	return d
 }
 
 // spawnWorker starts a worker process and waits for its handshake. The
@@ -37,9 +44,7 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 	if args == nil {
 		args = []string{"worker"}
 	}
-	if timeout <= 0 {
-		timeout = defaultStartTimeout
-	}
+	timeout = startTimeout(timeout)
 	host, child, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
@@ -55,13 +60,15 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 	w := &Worker{
 		cmd:         cmd,
 		pid:         cmd.Process.Pid,
+		exe:         exe,
 		conn:        host,
 		fw:          &frameWriter{w: host},
+		dec:         newHostDecoder(host),
 		log:         log,
 		ready:       make(chan struct{}),
 		dead:        make(chan struct{}),
-		replies:     make(chan reply, 1),
-		completions: make(chan []byte, 1),
+		replies:     make(chan event, 1),
+		completions: make(chan event, 1),
 		udfCredits:  make(chan struct{}, udfWindow),
 		stdout:      io.Discard,
 		stderr:      io.Discard,
@@ -73,6 +80,11 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 	defer t.Stop()
 	select {
 	case <-w.ready:
+		if err := checkHello(w.hello, exe); err != nil {
+			w.kill("handshake refused")
+			<-w.dead
+			return nil, fmt.Errorf("start worker: %w", err)
+		}
 		return w, nil
 	case <-w.dead:
 		return nil, fmt.Errorf("start worker: exited before ready: %s", w.crashReason())
@@ -89,8 +101,9 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 }
 
 // configure gives an idle worker its session: output writers, memory cap,
-// then the init request, on which the worker confines itself.
-func (w *Worker) configure(ctx context.Context, opts WorkerOptions) error {
+// then the init request, on which the worker confines itself. A worker
+// that does not answer within timeout is ended.
+func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time.Duration) error {
 	if opts.Dir == "" {
 		return errors.New("sandbox: WorkerOptions.Dir is required")
 	}
@@ -119,6 +132,7 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions) error {
 	w.mu.Lock()
 	w.stdout, w.stderr = orDiscard(opts.Stdout), orDiscard(opts.Stderr)
 	w.mem, w.memory = mem, memory
+	w.outCap = outputCap
 	w.mu.Unlock()
 
 	w.opMu.Lock()
@@ -130,38 +144,32 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions) error {
 		Memory:    memory,
 		OutputCap: outputCap,
 	}
-	if err := w.fw.send(msgInit, mustJSON(init)); err != nil {
+	id := w.dec.begin(msgInitDone, 0)
+	if err := w.fw.send(msgInit, id, mustJSON(init)); err != nil {
 		return fmt.Errorf("init worker: %w", w.crashError())
 	}
-	select {
-	case r := <-w.replies:
-		if len(r.payload) > 0 {
-			return fmt.Errorf("init worker: %s", r.payload)
-		}
-		return nil
-	case <-w.dead:
-		return fmt.Errorf("init worker: %w", w.crashError())
-	case <-ctx.Done():
-		return ctx.Err()
+	ev, err := w.awaitWithin(ctx, timeout, "init")
+	if err != nil {
+		return fmt.Errorf("init worker: %w", err)
 	}
+	if ev.text != "" {
+		return fmt.Errorf("init worker: %s", ev.text)
+	}
+	return nil
 }
 
 // warm has an idle worker make and drop an interpreter, which makes
-// configure about twice as fast.
-func (w *Worker) warm(ctx context.Context) error {
+// configure about twice as fast. A worker that does not answer within
+// timeout is ended.
+func (w *Worker) warm(ctx context.Context, timeout time.Duration) error {
 	w.opMu.Lock()
 	defer w.opMu.Unlock()
-	if err := w.fw.send(msgWarm, nil); err != nil {
+	id := w.dec.begin(msgWarmDone, 0)
+	if err := w.fw.send(msgWarm, id, nil); err != nil {
 		return w.crashError()
 	}
-	select {
-	case <-w.replies:
-		return nil
-	case <-w.dead:
-		return w.crashError()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, err := w.awaitWithin(ctx, timeout, "warm")
+	return err
 }
 
 func orDiscard(w io.Writer) io.Writer {

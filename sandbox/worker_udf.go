@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,21 +26,11 @@ func (w *Worker) UDFs() ([]udf.Entry, error) {
 	if err := w.usable(); err != nil {
 		return nil, err
 	}
-	if err := w.fw.send(msgUDFList, nil); err != nil {
-		return nil, w.crashError()
-	}
-	r, _, err := w.await(context.Background())
+	ev, _, err := w.request(context.Background(), msgUDFList, nil, msgUDFEntries, 0)
 	if err != nil {
 		return nil, err
 	}
-	var list []udf.Entry
-	if r.typ != msgUDFEntries {
-		return nil, fmt.Errorf("sandbox: worker replied %q to a udf list", r.typ)
-	}
-	if err := json.Unmarshal(r.payload, &list); err != nil {
-		return nil, fmt.Errorf("sandbox: worker reply: %w", err)
-	}
-	return list, nil
+	return ev.entries, nil
 }
 
 // CallUDF streams the records of in, one per line, through the session's
@@ -67,21 +56,18 @@ func (w *Worker) CallUDF(ctx context.Context, name string, in io.Reader, out, er
 		w.udfOut, w.udfErr = nil, nil
 		w.mu.Unlock()
 	}()
-	w.dropOutput.Store(false)
-	if err := w.fw.send(msgUDFCall, []byte(name)); err != nil {
-		return 0, w.crashError()
+	id, err := w.send(msgUDFCall, []byte(name), msgUDFDone, -1)
+	if err != nil {
+		return 0, err
 	}
-	feed := &udfFeed{w: w, stop: make(chan struct{})}
+	feed := &udfFeed{w: w, id: id, stop: make(chan struct{})}
 	go feed.run(in)
-	r, canceled, err := w.await(ctx)
+	ev, canceled, err := w.await(ctx, id)
 	readErr := feed.halt()
 	if err != nil {
 		return 0, err
 	}
-	res, err := decodeResult(r, msgUDFDone)
-	if err != nil {
-		return 0, err
-	}
+	res := ev.res
 	switch res.Kind {
 	case resOK:
 		if readErr != nil {
@@ -101,6 +87,7 @@ func (w *Worker) CallUDF(ctx context.Context, name string, in io.Reader, out, er
 // udfFeed sends the input of a udf call, a window at a time.
 type udfFeed struct {
 	w    *Worker
+	id   uint32 // of the call
 	stop chan struct{} // closed by halt
 
 	mu      sync.Mutex // held while a frame is sent; guards the fields below
@@ -137,7 +124,13 @@ func (f *udfFeed) run(in io.Reader) {
 func (f *udfFeed) send(typ byte, p []byte) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return !f.stopped && f.w.fw.send(typ, p) == nil
+	if f.stopped {
+		return false
+	}
+	if typ == msgUDFData {
+		f.w.dec.sentUDFData()
+	}
+	return f.w.fw.send(typ, f.id, p) == nil
 }
 
 // halt stops the feed: once it returns no frame of this call is sent, so
@@ -155,6 +148,7 @@ func (f *udfFeed) halt() error {
 // sent, read by udf.Run, each acked when taken.
 type udfInput struct {
 	fw     *frameWriter
+	id     uint32        // of the call
 	frames chan []byte   // data frames; nil is the end of the input
 	stop   chan struct{} // closed when the call ended
 	cur    []byte
@@ -173,7 +167,7 @@ func (u *udfInput) Read(p []byte) (int, error) {
 				continue
 			}
 			u.cur = f
-			u.fw.send(msgUDFAck, nil)
+			u.fw.send(msgUDFAck, u.id, nil)
 		case <-u.stop:
 			return 0, io.EOF
 		}
@@ -187,35 +181,37 @@ func (u *udfInput) Read(p []byte) (int, error) {
 type frameStream struct {
 	fw  *frameWriter
 	typ byte
+	id  uint32
 }
 
 func (s frameStream) Write(p []byte) (int, error) {
-	if err := s.fw.sendChunks(s.typ, p); err != nil {
+	if err := s.fw.sendChunks(s.typ, s.id, p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 // handleUDF serves the udf requests in the worker.
-func (ws *workerSide) handleUDF(typ byte, p []byte) {
+func (ws *workerSide) handleUDF(f frame) {
 	_, reg, _ := ws.session()
 	ws.mu.Lock()
 	in := ws.udfIn
 	ws.mu.Unlock()
-	switch typ {
+	switch f.typ {
 	case msgUDFList:
 		list := []udf.Entry{}
 		if reg != nil {
-			list = reg.List()
+			list = udfListReply(reg.List())
 		}
-		ws.fw.send(msgUDFEntries, mustJSON(list))
+		ws.fw.send(msgUDFEntries, f.id, mustJSON(list))
 	case msgUDFCall:
-		ws.startUDF(reg, string(p))
+		ws.startUDF(reg, f.id, string(f.payload))
 	case msgUDFData, msgUDFEnd:
-		if in == nil {
+		if in == nil || in.id != f.id {
 			return // late input of a call that ended
 		}
-		if typ == msgUDFEnd {
+		p := f.payload
+		if f.typ == msgUDFEnd {
 			p = nil
 		}
 		select {
@@ -225,24 +221,44 @@ func (ws *workerSide) handleUDF(typ byte, p []byte) {
 	}
 }
 
-func (ws *workerSide) startUDF(reg *udf.Registry, name string) {
-	fail := func(msg string) { ws.fw.send(msgUDFDone, mustJSON(resultMsg{Kind: resError, Msg: msg})) }
+// udfListReply keeps the entries the host accepts: names and signatures
+// within maxUDFText, at most maxUDFEntries, the encoding within a frame.
+func udfListReply(list []udf.Entry) []udf.Entry {
+	out := make([]udf.Entry, 0, min(len(list), maxUDFEntries))
+	size := 2
+	for _, e := range list {
+		if len(e.Name) > maxUDFText || len(e.Signature) > maxUDFText {
+			continue
+		}
+		size += len(mustJSON(e)) + 1
+		if len(out) == maxUDFEntries || size > maxFrame {
+			break
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (ws *workerSide) startUDF(reg *udf.Registry, id uint32, name string) {
+	fail := func(msg string) {
+		ws.fw.send(msgUDFDone, id, mustJSON(resultMsg{Kind: resError, Msg: cutText(msg, maxResultText)}))
+	}
 	if reg == nil {
 		fail("worker has no session")
 		return
 	}
 	f, ok := reg.Lookup(name)
 	if !ok {
-		fail(fmt.Sprintf("udf: no function %q registered in this session (:udfs lists them)", name))
+		fail(fmt.Sprintf("udf: no function %q registered in this session (:udfs lists them)", cutText(name, 256)))
 		return
 	}
-	in := &udfInput{fw: ws.fw, frames: make(chan []byte, udfWindow+1), stop: make(chan struct{})}
-	ctx, end := ws.begin()
+	in := &udfInput{fw: ws.fw, id: id, frames: make(chan []byte, udfWindow+1), stop: make(chan struct{})}
+	ctx, end := ws.begin(id)
 	ws.mu.Lock()
 	ws.udfIn = in
 	ws.mu.Unlock()
 	go func() {
-		st, err := udf.Run(ctx, f, in, frameStream{ws.fw, msgUDFOut}, frameStream{ws.fw, msgUDFErr}, 0)
+		st, err := udf.Run(ctx, f, in, frameStream{ws.fw, msgUDFOut, id}, frameStream{ws.fw, msgUDFErr, id}, 0)
 		ws.mu.Lock()
 		ws.udfIn = nil
 		ws.mu.Unlock()
@@ -254,8 +270,8 @@ func (ws *workerSide) startUDF(reg *udf.Registry, name string) {
 		case err != nil && canceled:
 			res.Kind = resCanceled
 		case err != nil:
-			res.Kind, res.Msg = resError, err.Error()
+			res.Kind, res.Msg = resError, cutText(err.Error(), maxResultText)
 		}
-		ws.fw.send(msgUDFDone, mustJSON(res))
+		ws.fw.send(msgUDFDone, id, mustJSON(res))
 	}()
 }
