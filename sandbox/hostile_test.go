@@ -23,9 +23,10 @@ type hostileCase struct {
 	arg     string // the text the outcome must contain
 	allow   []string
 	denyNet bool
+	raw     bool // the code gets replhost.test/raw: it reached the socket
 }
 
-var headerLine = regexp.MustCompile(`^// (want|allow|landlock): (\S+)(?: "([^"]*)")?$`)
+var headerLine = regexp.MustCompile(`^// (want|allow|landlock|hook): (\S+)(?: "([^"]*)")?$`)
 
 func loadHostile(tb testing.TB, vars map[string]string) []hostileCase {
 	tb.Helper()
@@ -50,6 +51,8 @@ func loadHostile(tb testing.TB, vars map[string]string) []hostileCase {
 				c.allow = append(c.allow, m[2])
 			case m[1] == "landlock":
 				c.denyNet = m[2] == "deny-net"
+			case m[1] == "hook":
+				c.raw = m[2] == "raw"
 			}
 		}
 		if c.want == "" {
@@ -92,6 +95,8 @@ func TestHostileCorpus(t *testing.T) {
 		"OTHER":   other,
 		"HOSTPID": strconv.Itoa(os.Getpid()),
 		"ADDR":    ln.Addr().String(),
+		// The id of the case's eval: after init and hostileJournal.
+		"ID": strconv.Itoa(2 + len(hostileJournal)),
 	})
 	c := startCanary(t, root)
 	for _, hc := range cases {
@@ -105,6 +110,9 @@ func TestHostileCorpus(t *testing.T) {
 
 func runHostile(t *testing.T, root string, hc hostileCase) {
 	opts := WorkerOptions{Dir: sessionDir(t, root), Allow: NewAllowlist(hc.allow), denyNet: hc.denyNet}
+	if hc.raw {
+		opts.Args = []string{"worker", rawFramesArg}
+	}
 	w, out := startWorker(t, root, opts)
 	for _, cell := range hostileJournal {
 		mustEval(t, w, cell, false)
@@ -137,6 +145,9 @@ func runHostile(t *testing.T, root string, hc hostileCase) {
 		if !crashed || !strings.Contains(crash.Reason, hc.arg) {
 			t.Errorf("err = %v; want a *CrashError whose reason contains %q", err, hc.arg)
 		}
+		if proto := strings.HasPrefix(hc.arg, "protocol error: "); proto != errors.Is(err, ErrProtocol) {
+			t.Errorf("errors.Is(%v, ErrProtocol) = %v; want %v", err, !proto, proto)
+		}
 	case "interrupted":
 		if !errors.Is(err, context.Canceled) || crashed {
 			t.Errorf("err = %v; want context.Canceled and the worker kept", err)
@@ -147,7 +158,7 @@ func runHostile(t *testing.T, root string, hc hostileCase) {
 		}
 	case "truncated":
 		got := out.String()
-		if err != nil || !strings.HasSuffix(got, hc.arg+"\n") || len(got) > DefaultOutputCap+len(hc.arg)+2 {
+		if err != nil || !strings.HasSuffix(got, hc.arg+"\n") || len(got) > DefaultOutputCap+hostCapSlack+len(hc.arg)+2 {
 			t.Errorf("err = %v, %d bytes of output ending %q; want nil and %d bytes then %q", err, len(got), tail(got, 40), DefaultOutputCap, hc.arg)
 		}
 	default:

@@ -273,7 +273,7 @@ func decodeResult(p []byte, kinds []string, maxRecords int) (resultMsg, error) {
 	case r.Records < 0 || r.Failed < 0 || r.Failed > r.Records:
 		return r, protoErrorf("result of %d records, %d failed", r.Records, r.Failed)
 	case maxRecords >= 0 && r.Records > maxRecords:
-		return r, protoErrorf("replay of %d cells ran %d", maxRecords, r.Records)
+		return r, protoErrorf("result of %d records for a request of %d", r.Records, maxRecords)
 	case maxRecords >= 0 && r.Kind == resOK && r.Records != maxRecords:
 		return r, protoErrorf("replay of %d cells ended well after %d", maxRecords, r.Records)
 	}

@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // StartWorker starts a worker process for the session of opts and returns
@@ -45,6 +48,7 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 		args = []string{"worker"}
 	}
 	timeout = startTimeout(timeout)
+	closeInheritedOnExec()
 	host, child, err := socketPair()
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
@@ -99,6 +103,19 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 	}
 	return nil, fmt.Errorf("start worker: not ready within %v", timeout)
 }
+
+// closeInheritedOnExec marks every descriptor of the host close-on-exec,
+// once: Go opens its own so, but one the host inherited without the flag
+// (from its own parent) would pass to every worker, where code could
+// reopen it through /proc/self/fd.
+var closeInheritedOnExec = sync.OnceFunc(func() {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+		}
+	}
+})
 
 // configure gives an idle worker its session: output writers, memory cap,
 // then the init request, on which the worker confines itself. A worker

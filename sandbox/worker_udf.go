@@ -87,7 +87,7 @@ func (w *Worker) CallUDF(ctx context.Context, name string, in io.Reader, out, er
 // udfFeed sends the input of a udf call, a window at a time.
 type udfFeed struct {
 	w    *Worker
-	id   uint32 // of the call
+	id   uint32        // of the call
 	stop chan struct{} // closed by halt
 
 	mu      sync.Mutex // held while a frame is sent; guards the fields below
