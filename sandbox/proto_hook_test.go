@@ -14,7 +14,13 @@ import (
 // do, to test the host against it.
 const rawFramesArg = "-test-raw-frames"
 
+// otherBuildArg makes a test worker claim another build in its handshake.
+const otherBuildArg = "-test-other-build"
+
 func init() {
+	if os.Getenv(WorkerEnv) != "" && slices.Contains(os.Args, otherBuildArg) {
+		buildID = func() string { return "another-build" }
+	}
 	if os.Getenv(WorkerEnv) == "" || !slices.Contains(os.Args, rawFramesArg) {
 		return
 	}

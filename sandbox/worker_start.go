@@ -108,14 +108,16 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 // once: Go opens its own so, but one the host inherited without the flag
 // (from its own parent) would pass to every worker, where code could
 // reopen it through /proc/self/fd.
-var closeInheritedOnExec = sync.OnceFunc(func() {
+var closeInheritedOnExec = sync.OnceFunc(markCloseOnExec)
+
+func markCloseOnExec() {
 	entries, _ := os.ReadDir("/proc/self/fd")
 	for _, e := range entries {
 		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
 			unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 		}
 	}
-})
+}
 
 // configure gives an idle worker its session: output writers, memory cap,
 // then the init request, on which the worker confines itself. A worker
