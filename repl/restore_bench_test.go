@@ -56,7 +56,7 @@ func writeSessions(tb testing.TB, root string, count int, cells []string) {
 		if err := createSessionDir(root, md, false); err != nil {
 			tb.Fatal(err)
 		}
-		j := OpenJournal(filepath.Join(root, md.ID, "classes", "repl"), false)
+		j := OpenJournal(filepath.Join(root, md.ID), false)
 		for _, c := range cells {
 			if err := j.Append(c); err != nil {
 				tb.Fatal(err)
