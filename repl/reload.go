@@ -22,7 +22,7 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	fresh, err := s.startEvaluator(ctx)
+	fresh, key, err := s.startEvaluator(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -30,7 +30,7 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) (int, error) {
 	s.stderr.set(nil)
 	i, err := s.replayCells(ctx, fresh, cells)
 	if err != nil {
-		s.closeEvaluator(fresh)
+		s.closeEvaluator(key)
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
@@ -39,7 +39,7 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) (int, error) {
 		}
 		return 0, fmt.Errorf("reload failed: %w; the session keeps its interpreter", err)
 	}
-	s.closeEvaluator(s.ev)
-	s.ev = fresh
+	s.closeEvaluator(s.evKey)
+	s.ev, s.evKey = fresh, key
 	return len(cells), nil
 }

@@ -71,11 +71,11 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) (int, erro
 	if err := s.cleanTemps(); err != nil {
 		return 0, err
 	}
-	ev, err := s.startEvaluator(ctx)
+	ev, key, err := s.startEvaluator(ctx)
 	if err != nil {
 		return 0, err
 	}
-	s.ev = ev
+	s.ev, s.evKey = ev, key
 	s.mu.Lock()
 	s.loaded = true
 	s.mu.Unlock()
@@ -87,33 +87,40 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) (int, erro
 	return n, nil
 }
 
-// startEvaluator starts an interpreter for the session and registers it,
-// so a kill can end it at any time.
-func (s *Session) startEvaluator(ctx context.Context) (Evaluator, error) {
+// startEvaluator starts an interpreter for the session and registers it
+// under key, so a kill can end it at any time. (Keys, not the evaluators
+// themselves: an Evaluator need not be comparable.)
+func (s *Session) startEvaluator(ctx context.Context) (Evaluator, uint64, error) {
 	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
-		return nil, fmt.Errorf("start interpreter: %w", err)
+		return nil, 0, fmt.Errorf("start interpreter: %w", err)
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		ev.Close()
-		return nil, ErrNoSuchSession
+		return nil, 0, ErrNoSuchSession
 	}
 	if s.open == nil {
-		s.open = map[Evaluator]bool{}
+		s.open = map[uint64]Evaluator{}
 	}
-	s.open[ev] = true
+	s.openSeq++
+	s.open[s.openSeq] = ev
+	key := s.openSeq
 	s.mu.Unlock()
-	return ev, nil
+	return ev, key, nil
 }
 
-// closeEvaluator ends ev (safe twice, and beside a cell running in it).
-func (s *Session) closeEvaluator(ev Evaluator) {
-	ev.Close()
+// closeEvaluator ends the evaluator registered under key (safe twice, and
+// beside a cell running in it).
+func (s *Session) closeEvaluator(key uint64) {
 	s.mu.Lock()
-	delete(s.open, ev)
+	ev := s.open[key]
+	delete(s.open, key)
 	s.mu.Unlock()
+	if ev != nil {
+		ev.Close()
+	}
 }
 
 // replay runs the journal's cells with their output discarded and returns

@@ -27,6 +27,7 @@ type Session struct {
 
 	evalMu sync.Mutex // one cell at a time; guards ev
 	ev     Evaluator  // nil until loaded
+	evKey  uint64     // ev's key in open
 
 	store storeSlot // the session's one artifact store (artifacts.go)
 
@@ -35,14 +36,15 @@ type Session struct {
 
 	mu        sync.Mutex // guards the fields below
 	lastUsed  time.Time
-	users     int                // holds by Create and Acquire: attachments and commands
-	running   int                // cells in Eval (waiting or running)
-	detach    func(msg string)   // ends the current interactive attachment
-	attachGen uint64             // which attachment detach belongs to
-	loaded    bool               // ev != nil, readable without evalMu
-	closed    bool               // killed or evicted: never used again
-	cancel    context.CancelFunc // interrupts the running cell, if any
-	open      map[Evaluator]bool // evaluators started and not closed (the loaded one, a restore's, a reload's): what a kill ends
+	users     int                  // holds by Create and Acquire: attachments and commands
+	running   int                  // cells in Eval (waiting or running)
+	detach    func(msg string)     // ends the current interactive attachment
+	attachGen uint64               // which attachment detach belongs to
+	loaded    bool                 // ev != nil, readable without evalMu
+	closed    bool                 // killed or evicted: never used again
+	cancel    context.CancelFunc   // interrupts the running cell, if any
+	open      map[uint64]Evaluator // evaluators started and not closed (the loaded one, a restore's, a reload's): what a kill ends
+	openSeq   uint64               // the last key given in open
 }
 
 // Info describes a session for listings.
@@ -216,7 +218,7 @@ func (s *Session) cleanTemps() error {
 // unloadLocked closes the evaluator. Called with evalMu held.
 func (s *Session) unloadLocked() {
 	if s.ev != nil {
-		s.closeEvaluator(s.ev)
+		s.closeEvaluator(s.evKey)
 		s.ev = nil
 	}
 	s.mu.Lock()
@@ -249,9 +251,9 @@ func (s *Session) close(reason string) {
 	s.mu.Lock()
 	s.closed = true
 	detach, cancel := s.detach, s.cancel
-	open := make([]Evaluator, 0, len(s.open))
-	for ev := range s.open {
-		open = append(open, ev)
+	open := make([]uint64, 0, len(s.open))
+	for key := range s.open {
+		open = append(open, key)
 	}
 	s.mu.Unlock()
 	if cancel != nil {
@@ -261,11 +263,11 @@ func (s *Session) close(reason string) {
 		detach(reason)
 	}
 	var wg sync.WaitGroup
-	for _, ev := range open {
+	for _, key := range open {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.closeEvaluator(ev)
+			s.closeEvaluator(key)
 		}()
 	}
 	wg.Wait()
