@@ -77,9 +77,11 @@ type Config struct {
 //
 // Lock order: Manager.mu before Session.evalMu before Session.mu.
 type Manager struct {
-	cfg      Config
-	started  time.Time
-	stopping atomic.Bool // Shutdown began: no new sessions, no new interpreters
+	cfg        Config
+	started    time.Time
+	stopping   atomic.Bool // Shutdown began: no new sessions, no new interpreters
+	sealKey    []byte      // seals session.json (metaseal.go)
+	legacyMeta bool        // the seal key was made at this start: unsealed session.json files are the last release's
 
 	mu       sync.Mutex          // guards sessions and creating
 	sessions map[string]*Session // by uuid
@@ -113,7 +115,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(cfg.Root, 0o700); err != nil {
 		return nil, fmt.Errorf("create root: %w", err)
 	}
-	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}, creating: map[string]int{}}
+	key, fresh, err := loadSealKey(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("session seal key: %w", err)
+	}
+	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}, creating: map[string]int{},
+		sealKey: key, legacyMeta: fresh}
 	if err := m.scan(); err != nil {
 		return nil, err
 	}
@@ -149,10 +156,17 @@ func (m *Manager) scan() error {
 				m.cfg.Logger.Warn("remove leftover session directory", "dir", dir, "err", err)
 			}
 		case e.IsDir() && isSessionID(name):
-			md, err := readMeta(dir, name, m.cfg.CheckOwner)
+			md, err := readMeta(dir, name, m.cfg.CheckOwner, m.sealKey, m.legacyMeta)
 			if err != nil {
 				m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", err)
 				continue
+			}
+			if md.Seal == "" {
+				// The last release's: sealed now, on the upgrade's first start.
+				if err := writeMeta(dir, md, m.sealKey, syncFile); err != nil {
+					m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", fmt.Errorf("seal session.json: %w", err))
+					continue
+				}
 			}
 			if md.Ephemeral {
 				if err := removeSessionDir(m.cfg.Root, md.ID, m.sync()); err != nil {
@@ -214,7 +228,7 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 	now := m.now()
 	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive, Ephemeral: ephemeral}
 	dir := filepath.Join(m.cfg.Root, md.ID)
-	err := createSessionDir(m.cfg.Root, md, m.sync())
+	err := createSessionDir(m.cfg.Root, md, m.sealKey, m.sync())
 	var s *Session
 	m.mu.Lock()
 	if m.creating[owner]--; m.creating[owner] == 0 {

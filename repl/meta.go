@@ -30,6 +30,7 @@ type meta struct {
 	LastUsed  time.Time `json:"last_used"`
 	State     State     `json:"state"`
 	Ephemeral bool      `json:"ephemeral,omitempty"`
+	Seal      string    `json:"seal,omitempty"` // see metaseal.go
 }
 
 const (
@@ -38,9 +39,10 @@ const (
 	maxMeta = 64 << 10
 )
 
-// writeMeta replaces dir/session.json atomically, through an os.Root of dir.
-func writeMeta(dir string, m meta, level syncLevel) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+// writeMeta replaces dir/session.json atomically, through an os.Root of dir,
+// sealed with key.
+func writeMeta(dir string, m meta, key []byte, level syncLevel) error {
+	b, err := json.MarshalIndent(m.sealed(key), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -54,9 +56,10 @@ func writeMeta(dir string, m meta, level syncLevel) error {
 
 // readMeta reads dir/session.json as hostile input (a regular file, at most
 // maxMeta bytes, through an os.Root of dir) and checks that it describes the
-// session directory id and that its owner passes checkOwner (nil:
-// users.CheckName).
-func readMeta(dir, id string, checkOwner func(string) error) (meta, error) {
+// session directory id, that its owner passes checkOwner (nil:
+// users.CheckName) and that its seal matches key; with legacy, a file
+// without a seal (the last release's) passes too.
+func readMeta(dir, id string, checkOwner func(string) error, key []byte, legacy bool) (meta, error) {
 	var m meta
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -81,6 +84,9 @@ func readMeta(dir, id string, checkOwner func(string) error) (meta, error) {
 	}
 	if err := checkOwner(m.Owner); err != nil {
 		return m, fmt.Errorf("%s: owner %q: %w", metaFile, m.Owner, err)
+	}
+	if !(legacy && m.Seal == "") && !m.checkSeal(key) {
+		return m, fmt.Errorf("%s: %w", metaFile, errBadSeal)
 	}
 	return m, nil
 }

@@ -3,6 +3,7 @@ package repl_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -248,9 +249,9 @@ func TestEphemeralSessionsDoNotOutliveACrash(t *testing.T) {
 	if got := m.List("alice"); len(got) != 1 || got[0].ID != keep {
 		t.Errorf("alice's sessions after the crashes: %+v; want only %s", got, keep)
 	}
-	entries, _ := os.ReadDir(root)
-	if len(entries) != 1 {
-		t.Errorf("root holds %d entries; want the kept session alone", len(entries))
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-*-*-*-*"))
+	if len(dirs) != 1 {
+		t.Errorf("root holds session directories %q; want the kept session's alone", dirs)
 	}
 }
 
@@ -300,8 +301,9 @@ func TestScriptErrorsNameTheirLine(t *testing.T) {
 }
 
 // A session.json the session's code may have rewritten is checked: an owner
-// that is not valid, an id of another directory, a symlink, a FIFO or an
-// oversized file skip that session alone (logged); the others load.
+// that is not valid or not a user, another real user (the seal), an id of
+// another directory, a symlink or an oversized file skip that session
+// alone (logged); the others load.
 func TestHostileSessionJSONSkipsThatSessionAlone(t *testing.T) {
 	root, clk, evs := t.TempDir(), newClock(), &evaluators{}
 	m1 := newManager(t, root, clk, evs)
@@ -310,6 +312,7 @@ func TestHostileSessionJSONSkipsThatSessionAlone(t *testing.T) {
 	plants := []func(dir, id string){
 		func(dir, id string) { rewriteMeta(t, dir, `"owner": "alice"`, `"owner": "../root"`) },
 		func(dir, id string) { rewriteMeta(t, dir, `"owner": "alice"`, `"owner": "mallory"`) },
+		func(dir, id string) { rewriteMeta(t, dir, `"owner": "alice"`, `"owner": "bob"`) }, // a real user: the seal catches it
 		func(dir, id string) { rewriteMeta(t, dir, id, good) },
 		func(dir, id string) {
 			replaceFile(t, filepath.Join(dir, "session.json"), func(p string) error { return os.Symlink("/etc/passwd", p) })
@@ -343,7 +346,7 @@ func TestHostileSessionJSONSkipsThatSessionAlone(t *testing.T) {
 		t.Fatalf("NewManager with hostile session.json files: %v", err)
 	}
 	defer m2.Shutdown(context.Background())
-	for _, owner := range []string{"alice", "mallory", "../root"} {
+	for _, owner := range []string{"alice", "bob", "mallory", "../root"} {
 		for _, info := range m2.List(owner) {
 			if info.ID != good {
 				t.Errorf("%s's session %s loaded from a hostile session.json", owner, info.ID)
@@ -373,4 +376,44 @@ func replaceFile(tb testing.TB, p string, make func(string) error) {
 	tb.Helper()
 	must(tb, os.Remove(p))
 	must(tb, make(p))
+}
+
+// Sessions of the last release (session.json without a seal) load on the
+// first start of a sealing host, which seals them; an unsealed one found
+// later is refused like a forged one.
+func TestUnsealedSessionsLoadOnlyOnTheUpgrade(t *testing.T) {
+	root, clk, evs := t.TempDir(), newClock(), &evaluators{}
+	m1 := newManager(t, root, clk, evs)
+	id := newSessionWithG(t, m1)
+	m1.Shutdown(context.Background())
+	unseal := func() {
+		p := filepath.Join(root, id, "session.json")
+		b, err := os.ReadFile(p)
+		must(t, err)
+		var md map[string]any
+		must(t, json.Unmarshal(b, &md))
+		delete(md, "seal")
+		b, _ = json.Marshal(md)
+		must(t, os.WriteFile(p, b, 0o600))
+	}
+	unseal()
+	must(t, os.Remove(filepath.Join(root, "session.key"))) // as the last release left the root
+	m2 := newManager(t, root, clk, evs)
+	if got := stateOf(m2, "alice", id); got != repl.StateRestorable {
+		t.Fatalf("unsealed session on the upgrade: %v; want restorable", got)
+	}
+	m2.Shutdown(context.Background())
+	if b, _ := os.ReadFile(filepath.Join(root, id, "session.json")); !strings.Contains(string(b), `"seal"`) {
+		t.Errorf("session.json not sealed on the upgrade: %s", b)
+	}
+	m3 := newManager(t, root, clk, evs)
+	if got := stateOf(m3, "alice", id); got != repl.StateRestorable {
+		t.Fatalf("sealed session: %v; want restorable", got)
+	}
+	m3.Shutdown(context.Background())
+	unseal()
+	m4 := newManager(t, root, clk, evs)
+	if got := stateOf(m4, "alice", id); got != "gone" {
+		t.Errorf("unsealed session after the upgrade: %v; want it skipped", got)
+	}
 }

@@ -190,7 +190,7 @@ func (s *Session) saveMeta(md meta) error {
 	if s.m.sync() {
 		level = syncFile
 	}
-	return writeMeta(s.dir, md, level)
+	return writeMeta(s.dir, md, s.m.sealKey, level)
 }
 
 // cleanTemps removes, once per host, the temporary files a crash left in
