@@ -104,10 +104,12 @@ func (j *Journal) openLocked() error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	defer root.Close()
-	if err := root.MkdirAll(journalDir, 0o700); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
 	dir, err := openSubdir(root, journalDir)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = root.MkdirAll(journalDir, 0o700); err == nil {
+			dir, err = openSubdir(root, journalDir)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
