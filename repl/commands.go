@@ -37,8 +37,8 @@ func isMeta(line string) bool {
 
 // commander runs meta-commands for an interactive attachment or a script.
 type commander struct {
-	s   *Session
-	ctx context.Context
+	s      *Session
+	ctx    context.Context
 	out    io.Writer // what a command prints
 	errOut io.Writer // where a command that reports its own errors writes them (:get)
 	// run evaluates a cell (:load) and reports its error itself; it
