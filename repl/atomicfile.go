@@ -98,7 +98,7 @@ var sessionSubdirs = []string{"classes/repl", "classes/src", "files", "archives"
 // createSessionDir makes root/<md.ID> with its layout and session.json. It
 // is built as root/.new-<id> and renamed into place, so the session exists
 // whole or not at all; with sync, it survives a power loss on return.
-func createSessionDir(root string, md meta, sync bool) error {
+func createSessionDir(root string, md meta, key []byte, sync bool) error {
 	tmp := filepath.Join(root, newPrefix+md.ID)
 	for _, sub := range sessionSubdirs {
 		if err := os.MkdirAll(filepath.Join(tmp, sub), 0o700); err != nil {
@@ -110,7 +110,7 @@ func createSessionDir(root string, md meta, sync bool) error {
 	if sync {
 		level = syncFile // the root's fsync below makes the whole directory durable
 	}
-	if err := writeMeta(tmp, md, level); err != nil {
+	if err := writeMeta(tmp, md, key, level); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("write session.json: %w", err)
 	}

@@ -3,97 +3,296 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 )
 
-// Journal is the ordered list of a session's successful cells, one file per
-// cell in classes/repl/ (000001.go, 000002.go, ...): what a restore replays.
-// A cell's file appears whole (temporary file, then rename) or not at all.
+// Journal is the ordered list of a session's successful cells: what a
+// restore replays. It is one append-only segment file, classes/repl/
+// journal.seg (the format is in segment.go): a cell costs one write() on the
+// prompt's path, done before the prompt returns, so a killed host (the page
+// cache outlives it) loses nothing acknowledged; the fsync for a power loss
+// is batched in the background. A torn tail (a power loss mid-write) fails
+// its checksum and is dropped, never misread.
 //
-// Opening a journal reads nothing: a host with many sessions on disk starts
-// in a time that does not depend on their journals' sizes. The directory is
-// read on first use.
+// Every access goes through an os.Root of the session directory: a
+// classes/repl or journal.seg that the session's code replaced by a symlink
+// is refused, never followed, so the host never reads or writes another
+// session's (or the host's) files through it.
+//
+// Opening a journal does no I/O: a host with many sessions on disk starts
+// in a time that does not depend on their journals. The segment is opened on
+// first use, and journals of the old format (one file per cell, 000001.go,
+// ...) are converted then.
 type Journal struct {
-	dir  string
-	sync bool // fsync each cell
+	sessDir string // ROOT/<uuid>
+	sync    bool   // fsync appended cells (in the background)
 
-	mu   sync.Mutex // guards next and the directory's contents
-	next int        // number of the next cell; 0: not read from disk yet
+	mu    sync.Mutex // guards the fields below and the segment's contents
+	dir   *os.Root   // classes/repl; nil until opened
+	seg   *os.File   // journal.seg, open for appending
+	size  int64      // bytes of seg that hold whole records
+	count int        // records in seg
 
-	flushMu  sync.Mutex // guards unsynced and flushing
-	unsynced []string   // cell files written but not yet fsynced
+	flushMu  sync.Mutex // guards dirty and flushing
+	dirty    bool       // appended since the last fsync began
 	flushing bool       // a flush goroutine is running
 	flushed  sync.Cond  // signalled when a flush round ends (on flushMu)
 }
 
-// OpenJournal returns the journal kept in dir; with sync, every cell (file
-// and directory entry) is fsynced soon after Append returns (see Append).
-// It does no I/O.
-func OpenJournal(dir string, sync bool) *Journal {
-	j := &Journal{dir: dir, sync: sync}
+const (
+	journalDir  = "classes/repl"
+	segmentName = "journal.seg"
+	// MaxCell is the largest cell the journal holds (the sandbox's frame
+	// limit bounds cells below it anyway).
+	MaxCell = 1 << 20
+	// MaxJournal bounds a journal's segment: what a restore reads at most.
+	MaxJournal = 64 << 20
+)
+
+// ErrJournalFull refuses a cell past MaxJournal.
+var ErrJournalFull = errors.New("journal full: " + byteSize(MaxJournal) + "; :reset starts an empty one")
+
+// OpenJournal returns the journal of the session directory sessDir; with
+// sync, appended cells are fsynced soon after Append returns. It does no
+// I/O.
+func OpenJournal(sessDir string, sync bool) *Journal {
+	j := &Journal{sessDir: sessDir, sync: sync}
 	j.flushed.L = &j.flushMu
 	return j
 }
 
-// Append records a cell that ran successfully. Without sync, the cell
-// survives a killed host (the page cache outlives the process) but not a
-// power loss.
+// Append records a cell that ran successfully: one write, before it
+// returns.
 func (j *Journal) Append(cell string) error {
+	if len(cell) > MaxCell {
+		return fmt.Errorf("journal: cell of %s, larger than %s", byteSize(int64(len(cell))), byteSize(MaxCell))
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.next == 0 {
-		if err := os.MkdirAll(j.dir, 0o700); err != nil {
-			return fmt.Errorf("journal: %w", err)
-		}
-		if _, err := j.namesLocked(); err != nil {
-			return err
-		}
+	if err := j.openLocked(); err != nil {
+		return err
 	}
-	name := filepath.Join(j.dir, fmt.Sprintf("%06d.go", j.next))
-	// Written whole through a temporary file and a rename, so a killed host
-	// (the page cache outlives it) loses nothing; the fsync for a power
-	// loss follows in the background, off the prompt's path: at ~2 ms it
-	// would double the round trip of a cell like 1+2.
-	if err := writeFileAtomic(name, []byte(cell), syncNone); err != nil {
+	rec := appendRecord(nil, cell)
+	if j.size+int64(len(rec)) > MaxJournal {
+		return ErrJournalFull
+	}
+	n, err := j.seg.WriteAt(rec, j.size)
+	if err != nil {
+		// A short write leaves a torn record that the next read drops;
+		// size stays before it, so the next append writes over it.
 		return fmt.Errorf("journal: %w", err)
 	}
-	j.next++
+	j.size += int64(n)
+	j.count++
 	if j.sync {
-		j.syncLater(name)
+		j.syncLater()
 	}
 	return nil
 }
 
-// syncLater fsyncs name, and then the directory, in a goroutine that lives
-// while there are cells to sync.
-func (j *Journal) syncLater(name string) {
-	j.flushMu.Lock()
-	defer j.flushMu.Unlock()
-	j.unsynced = append(j.unsynced, name)
-	if !j.flushing {
-		j.flushing = true
-		go j.flush()
+// openLocked opens classes/repl and the segment on first use, converting a
+// journal of the old format, and reads the segment's length (dropping a
+// torn tail). Called with mu held.
+func (j *Journal) openLocked() error {
+	if j.seg != nil {
+		return nil
+	}
+	root, err := os.OpenRoot(j.sessDir)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer root.Close()
+	dir, err := openSubdir(root, journalDir)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = root.MkdirAll(journalDir, 0o700); err == nil {
+			dir, err = openSubdir(root, journalDir)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := j.prepare(dir); err != nil {
+		dir.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	seg, size, err := openRegular(dir, segmentName, os.O_RDWR, MaxJournal)
+	if err != nil {
+		dir.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	cells, valid, err := readSegment(seg, size)
+	if err != nil {
+		seg.Close()
+		dir.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	if valid < size {
+		// A torn tail: cut it off, so appends follow the last whole record.
+		if err := seg.Truncate(valid); err != nil {
+			seg.Close()
+			dir.Close()
+			return fmt.Errorf("journal: drop torn tail: %w", err)
+		}
+	}
+	j.dir, j.seg, j.size, j.count = dir, seg, valid, len(cells)
+	return nil
+}
+
+// prepare removes what a crash left half written in dir and makes sure a
+// segment exists: a new empty one, or one converted from the old format.
+func (j *Journal) prepare(dir *os.Root) error {
+	if err := removeRootTemps(dir, "."); err != nil {
+		return err
+	}
+	old, err := oldCellNames(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := dir.Lstat(segmentName); err == nil {
+		// Converted before; old files left are those a crash kept from
+		// being removed.
+		return removeOldCells(dir, old)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var cells []string
+	for _, n := range old {
+		b, err := readRegular(dir, n, MaxCell)
+		if err != nil {
+			return fmt.Errorf("convert old journal: %w", err)
+		}
+		cells = append(cells, string(b))
+	}
+	if err := j.writeSegment(dir, cells); err != nil {
+		return err
+	}
+	return removeOldCells(dir, old)
+}
+
+// writeSegment replaces the segment with one of cells, atomically; the
+// caller reopens it.
+func (j *Journal) writeSegment(dir *os.Root, cells []string) error {
+	b := []byte(segmentMagic)
+	for _, c := range cells {
+		b = appendRecord(b, c)
+	}
+	if len(b) > MaxJournal {
+		return ErrJournalFull
+	}
+	level := syncNone
+	if j.sync {
+		level = syncAll
+	}
+	return writeRootAtomic(dir, segmentName, b, level)
+}
+
+// Cells returns the journal's cells in order.
+func (j *Journal) Cells() ([]string, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cellsLocked()
+}
+
+func (j *Journal) cellsLocked() ([]string, error) {
+	if err := j.openLocked(); err != nil {
+		return nil, err
+	}
+	cells, _, err := readSegment(io.NewSectionReader(j.seg, 0, j.size), j.size)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	return cells, nil
+}
+
+// Len is the number of cells in the journal (0 if it cannot be read).
+func (j *Journal) Len() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.openLocked() != nil {
+		return 0
+	}
+	return j.count
+}
+
+// Clear empties the journal (:reset).
+func (j *Journal) Clear() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.replaceLocked(nil)
+}
+
+// Drop takes cell i (0-based) out of the journal and returns it.
+func (j *Journal) Drop(i int) (string, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	cells, err := j.cellsLocked()
+	if err != nil {
+		return "", err
+	}
+	if i < 0 || i >= len(cells) {
+		return "", fmt.Errorf("no cell %d: the journal has %s", i+1, plural(len(cells), "cell"))
+	}
+	dropped := cells[i]
+	rest := append(cells[:i:i], cells[i+1:]...)
+	return dropped, j.replaceLocked(rest)
+}
+
+// replaceLocked makes cells the whole journal. Called with mu held.
+func (j *Journal) replaceLocked(cells []string) error {
+	if err := j.openLocked(); err != nil {
+		return err
+	}
+	j.Sync() // no background fsync of the old segment left running
+	if err := j.writeSegment(j.dir, cells); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return j.reopenLocked()
+}
+
+// reopenLocked opens the segment again after it was replaced.
+func (j *Journal) reopenLocked() error {
+	j.seg.Close()
+	j.seg = nil
+	dir := j.dir
+	j.dir = nil
+	defer dir.Close()
+	return j.openLocked()
+}
+
+// Close releases the journal's files; it opens them again on next use.
+func (j *Journal) Close() {
+	j.Sync()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.seg != nil {
+		j.seg.Close()
+		j.dir.Close()
+		j.seg, j.dir = nil, nil
 	}
 }
 
-func (j *Journal) flush() {
+// syncLater fsyncs the segment in a goroutine that lives while cells come.
+func (j *Journal) syncLater() {
 	j.flushMu.Lock()
-	for len(j.unsynced) > 0 {
-		names := j.unsynced
-		j.unsynced = nil
+	defer j.flushMu.Unlock()
+	j.dirty = true
+	if !j.flushing {
+		j.flushing = true
+		go j.flush(j.seg)
+	}
+}
+
+// flush fsyncs seg until no append came during the last fsync: one fsync
+// for every burst of cells (group commit). A segment closed meanwhile fails
+// harmlessly (os.File guards its descriptor).
+func (j *Journal) flush(seg *os.File) {
+	j.flushMu.Lock()
+	for j.dirty {
+		j.dirty = false
 		j.flushMu.Unlock()
-		for _, n := range names {
-			if f, err := os.Open(n); err == nil {
-				f.Sync()
-				f.Close()
-			}
-		}
-		syncDir(j.dir) // a removed session's directory fails harmlessly
+		seg.Sync()
 		j.flushMu.Lock()
 	}
 	j.flushing = false
@@ -110,91 +309,31 @@ func (j *Journal) Sync() {
 	}
 }
 
-// Cells returns the journal's cells in order. Temporary files a crash left
-// (a cell whose write never finished) are removed, never read.
-func (j *Journal) Cells() ([]string, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if err := removeTemps(j.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	names, err := j.namesLocked()
+// oldCellNames lists the cell files of the old format in order.
+func oldCellNames(dir *os.Root) ([]string, error) {
+	d, err := dir.Open(".")
 	if err != nil {
 		return nil, err
 	}
-	cells := make([]string, 0, len(names))
+	names, err := d.Readdirnames(maxDirEntries + 1)
+	d.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(names) > maxDirEntries {
+		return nil, fmt.Errorf("%s: more than %d entries", journalDir, maxDirEntries)
+	}
+	return sortOldCells(names), nil
+}
+
+func removeOldCells(dir *os.Root, names []string) error {
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(j.dir, n))
-		if err != nil {
-			return nil, fmt.Errorf("journal: %w", err)
-		}
-		cells = append(cells, string(b))
-	}
-	return cells, nil
-}
-
-// Len is the number of cells in the journal.
-func (j *Journal) Len() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	names, _ := j.namesLocked()
-	return len(names)
-}
-
-// Clear removes every cell (:reset).
-func (j *Journal) Clear() error {
-	return j.TruncateFrom(0)
-}
-
-// TruncateFrom removes the cells from index i (0-based) on, after a replay
-// that failed there, so the journal says what the live session has. The last
-// cell goes first: a crash halfway leaves a shorter prefix, never a gap.
-func (j *Journal) TruncateFrom(i int) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	names, err := j.namesLocked()
-	if err != nil {
-		return err
-	}
-	for k := len(names) - 1; k >= i && k >= 0; k-- {
-		if err := os.Remove(filepath.Join(j.dir, names[k])); err != nil {
-			return fmt.Errorf("journal: %w", err)
+		if err := dir.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
 	}
-	j.next = 1
-	if i > 0 && i <= len(names) {
-		j.next = cellNumber(names[i-1]) + 1
+	if len(names) > 0 {
+		return syncRootDir(dir, ".")
 	}
 	return nil
-}
-
-// namesLocked lists the cell files in order and sets next after the last.
-// A missing directory is an empty journal.
-func (j *Journal) namesLocked() ([]string, error) {
-	entries, err := os.ReadDir(j.dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		if n := e.Name(); strings.HasSuffix(n, ".go") && cellNumber(n) > 0 {
-			names = append(names, n)
-		}
-	}
-	sort.Slice(names, func(a, b int) bool { return cellNumber(names[a]) < cellNumber(names[b]) })
-	j.next = 1
-	if n := len(names); n > 0 {
-		j.next = cellNumber(names[n-1]) + 1
-	}
-	return names, nil
-}
-
-// cellNumber is the number of a cell file "000042.go", or 0 for any other
-// name.
-func cellNumber(name string) int {
-	n, err := strconv.Atoi(strings.TrimSuffix(name, ".go"))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }

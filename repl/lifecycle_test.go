@@ -396,9 +396,11 @@ func TestRestoreUsesReplayer(t *testing.T) {
 	m1.Shutdown(context.Background())
 	// A last cell that fails (a journal only holds cells that ran, but the
 	// world may have changed since).
-	if err := os.WriteFile(filepath.Join(root, id, "classes/repl/000004.go"), []byte("undefinedFunc()"), 0o600); err != nil {
+	j := repl.OpenJournal(filepath.Join(root, id), false)
+	if err := j.Append("undefinedFunc()"); err != nil {
 		t.Fatal(err)
 	}
+	j.Close()
 
 	m2, err := repl.NewManager(cfg)
 	if err != nil {

@@ -61,6 +61,14 @@ type Config struct {
 	// ModuleAllowed says which standard packages fetched modules may
 	// import (the sessions' allowlist); nil: all but unsafe.
 	ModuleAllowed modules.Checker
+	// CheckOwner validates the owner a session.json names, on the session's
+	// own disk and so hostile input (e.g. that it is a configured user); a
+	// session whose owner fails is skipped at start-up and logged. Nil:
+	// users.CheckName (a well-formed name).
+	CheckOwner func(name string) error
+	// ReplayTimeout bounds each cell a restore replays (then one call per
+	// cell); zero: none, and the whole journal is one Replay call.
+	ReplayTimeout time.Duration
 }
 
 // Manager owns the sessions of a host: it creates them, finds them for
@@ -69,9 +77,11 @@ type Config struct {
 //
 // Lock order: Manager.mu before Session.evalMu before Session.mu.
 type Manager struct {
-	cfg      Config
-	started  time.Time
-	stopping atomic.Bool // Shutdown began: no new sessions, no new interpreters
+	cfg        Config
+	started    time.Time
+	stopping   atomic.Bool // Shutdown began: no new sessions, no new interpreters
+	sealKey    []byte      // seals session.json (metaseal.go)
+	legacyMeta bool        // the seal key was made at this start: unsealed session.json files are the last release's
 
 	mu       sync.Mutex          // guards sessions and creating
 	sessions map[string]*Session // by uuid
@@ -105,7 +115,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	if err := os.MkdirAll(cfg.Root, 0o700); err != nil {
 		return nil, fmt.Errorf("create root: %w", err)
 	}
-	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}, creating: map[string]int{}}
+	key, fresh, err := loadSealKey(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("session seal key: %w", err)
+	}
+	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}, creating: map[string]int{},
+		sealKey: key, legacyMeta: fresh}
 	if err := m.scan(); err != nil {
 		return nil, err
 	}
@@ -121,9 +136,11 @@ func (m *Manager) newEvaluator(ctx context.Context, spec EvaluatorSpec) (Evaluat
 }
 
 // scan finds the sessions a previous host left on disk, and removes what a
-// crash left half done at the top of the root. It reads one session.json per
-// session and nothing else: what a crash may have left inside a session
-// directory is cleaned when the session is first loaded.
+// crash left half done at the top of the root and the ephemeral sessions
+// (a script's or one-shot eval's, cut off by a crash). It reads one
+// session.json per session and nothing else: what a crash may have left
+// inside a session directory is cleaned when the session is first loaded. A
+// session.json that is not valid skips that session alone, with a log line.
 func (m *Manager) scan() error {
 	entries, err := os.ReadDir(m.cfg.Root)
 	if err != nil {
@@ -134,13 +151,28 @@ func (m *Manager) scan() error {
 		dir := filepath.Join(m.cfg.Root, name)
 		switch {
 		case strings.HasPrefix(name, newPrefix) || strings.HasPrefix(name, trashPrefix):
+			// os.RemoveAll unlinks links, never follows them.
 			if err := os.RemoveAll(dir); err != nil {
 				m.cfg.Logger.Warn("remove leftover session directory", "dir", dir, "err", err)
 			}
 		case e.IsDir() && isSessionID(name):
-			md, err := readMeta(dir, name)
+			md, err := readMeta(dir, name, m.cfg.CheckOwner, m.sealKey, m.legacyMeta)
 			if err != nil {
 				m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", err)
+				continue
+			}
+			if md.Seal == "" {
+				// The last release's: sealed now, on the upgrade's first start.
+				if err := writeMeta(dir, md, m.sealKey, syncFile); err != nil {
+					m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", fmt.Errorf("seal session.json: %w", err))
+					continue
+				}
+			}
+			if md.Ephemeral {
+				if err := removeSessionDir(m.cfg.Root, md.ID, m.sync()); err != nil {
+					m.cfg.Logger.Warn("remove ephemeral session", "session", md.ID, "err", err)
+				}
+				m.cfg.Logger.Info("removed ephemeral session left by a crash", "session", md.ID, "user", md.Owner)
 				continue
 			}
 			m.sessions[md.ID] = m.newSession(md, dir)
@@ -158,12 +190,24 @@ func isSessionID(name string) bool {
 
 func (m *Manager) newSession(md meta, dir string) *Session {
 	return &Session{id: md.ID, owner: md.Owner, dir: dir, created: md.Created, lastUsed: md.LastUsed, m: m,
-		journal: OpenJournal(filepath.Join(dir, "classes", "repl"), m.sync())}
+		ephemeral: md.Ephemeral, journal: OpenJournal(dir, m.sync())}
 }
 
 // Create makes a new session for owner, with its directory layout and
 // session.json, starts its interpreter, and holds it until Release.
 func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
+	return m.create(ctx, owner, false)
+}
+
+// CreateEphemeral makes a throwaway session for a script or a one-shot
+// eval: marked so in its session.json before any code runs, so that a host
+// that crashes meanwhile never brings it back (the next host removes it).
+// The caller ends it with Kill when done.
+func (m *Manager) CreateEphemeral(ctx context.Context, owner string) (*Session, error) {
+	return m.create(ctx, owner, true)
+}
+
+func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Session, error) {
 	if m.stopping.Load() {
 		return nil, ErrShuttingDown
 	}
@@ -182,9 +226,9 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 	m.mu.Unlock()
 
 	now := m.now()
-	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive}
+	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive, Ephemeral: ephemeral}
 	dir := filepath.Join(m.cfg.Root, md.ID)
-	err := createSessionDir(m.cfg.Root, md, m.sync())
+	err := createSessionDir(m.cfg.Root, md, m.sealKey, m.sync())
 	var s *Session
 	m.mu.Lock()
 	if m.creating[owner]--; m.creating[owner] == 0 {
@@ -201,7 +245,7 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 	}
 
 	s.evalMu.Lock()
-	err = s.ensureLoaded(ctx, io.Discard)
+	_, err = s.ensureLoaded(ctx, io.Discard)
 	s.evalMu.Unlock()
 	if err != nil {
 		m.remove(s, "start failed")
@@ -249,7 +293,7 @@ func (m *Manager) Release(s *Session) {
 	s.mu.Lock()
 	s.users--
 	s.lastUsed = m.now()
-	md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: s.stateLocked()}
+	md := s.metaLocked(s.stateLocked())
 	closed := s.closed
 	s.mu.Unlock()
 	if closed {
@@ -358,7 +402,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 			s.unload()
 			s.journal.Sync()
 			s.mu.Lock()
-			md := meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: StateRestorable}
+			md := s.metaLocked(StateRestorable)
 			closed := s.closed
 			s.mu.Unlock()
 			if !closed {

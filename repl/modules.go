@@ -26,19 +26,19 @@ func (s *Session) GetModule(ctx context.Context, spec string) (modules.Result, e
 }
 
 // getModules runs :get MODULE[@VERSION] ..., one line per module.
-func (it *interaction) getModules(args []string, errOut io.Writer) (failed bool) {
+func (c *commander) getModules(args []string, errOut io.Writer) (failed bool) {
 	if len(args) == 0 {
 		fmt.Fprintln(errOut, "error: usage: :get MODULE[@VERSION] ...")
 		return true
 	}
 	for _, spec := range args {
-		res, err := it.s.GetModule(it.ctx, spec)
+		res, err := c.s.GetModule(c.ctx, spec)
 		if err != nil {
 			fmt.Fprintf(errOut, "error: :get %s: %v\n", spec, strings.TrimPrefix(err.Error(), "modules: "))
 			failed = true
 			continue
 		}
-		fmt.Fprintf(it.out, "%s; import it by its path (:reload picks up a new version of one already imported)\n", res)
+		fmt.Fprintf(c.out, "%s; import it by its path (:reload picks up a new version of one already imported)\n", res)
 	}
 	return failed
 }

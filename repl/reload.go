@@ -7,11 +7,12 @@ import (
 )
 
 // Reload gives the session a fresh interpreter with the journal replayed,
-// so re-uploaded packages are picked up. It is all or nothing: if a cell
-// fails in the fresh interpreter (a re-uploaded package that no longer
-// compiles), the fresh one is dropped, the session keeps its interpreter
-// and its whole journal, and the user is told which cell failed.
-func (s *Session) Reload(ctx context.Context, notice io.Writer) error {
+// so re-uploaded packages are picked up, and returns how many cells it
+// replayed. It is all or nothing: if a cell fails in the fresh interpreter
+// (a re-uploaded package that no longer compiles), the fresh one is
+// dropped, the session keeps its interpreter and its whole journal, and the
+// user is told which cell failed.
+func (s *Session) Reload(ctx context.Context, notice io.Writer) (int, error) {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	if s.ev == nil {
@@ -19,26 +20,26 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) error {
 	}
 	cells, err := s.journal.Cells()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fresh, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	fresh, key, err := s.startEvaluator(ctx)
 	if err != nil {
-		return fmt.Errorf("start interpreter: %w", err)
+		return 0, err
 	}
 	s.stdout.set(nil)
 	s.stderr.set(nil)
-	i, err := replayCells(ctx, fresh, cells)
+	i, err := s.replayCells(ctx, fresh, cells)
 	if err != nil {
-		fresh.Close()
+		s.closeEvaluator(key)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 		if i >= 0 && i < len(cells) {
-			return fmt.Errorf("reload failed at cell %d of %d (%s): %v; the session keeps its interpreter and journal", i+1, len(cells), cellSummary(cells[i]), err)
+			return 0, fmt.Errorf("reload failed at cell %d of %d (%s): %v; the session keeps its interpreter and journal", i+1, len(cells), cellSummary(cells[i]), err)
 		}
-		return fmt.Errorf("reload failed: %w; the session keeps its interpreter", err)
+		return 0, fmt.Errorf("reload failed: %w; the session keeps its interpreter", err)
 	}
-	s.ev.Close()
-	s.ev = fresh
-	return nil
+	s.closeEvaluator(s.evKey)
+	s.ev, s.evKey = fresh, key
+	return len(cells), nil
 }

@@ -53,10 +53,10 @@ func writeSessions(tb testing.TB, root string, count int, cells []string) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := range count {
 		md := meta{ID: uuid.NewString(), Owner: fmt.Sprintf("user%d", i%50), Created: t0, LastUsed: t0, State: StateDetached}
-		if err := createSessionDir(root, md, false); err != nil {
+		if err := createSessionDir(root, md, nil, false); err != nil {
 			tb.Fatal(err)
 		}
-		j := OpenJournal(filepath.Join(root, md.ID, "classes", "repl"), false)
+		j := OpenJournal(filepath.Join(root, md.ID), false)
 		for _, c := range cells {
 			if err := j.Append(c); err != nil {
 				tb.Fatal(err)

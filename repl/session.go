@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"os"
 	"sync"
 	"time"
 
@@ -20,12 +20,14 @@ import (
 type Session struct {
 	id, owner, dir string
 	created        time.Time
+	ephemeral      bool // a script's or one-shot eval's: removed when it ends, and by the next host
 	m              *Manager
 	journal        *Journal
 	stdout, stderr switchWriter
 
 	evalMu sync.Mutex // one cell at a time; guards ev
 	ev     Evaluator  // nil until loaded
+	evKey  uint64     // ev's key in open
 
 	store storeSlot // the session's one artifact store (artifacts.go)
 
@@ -34,13 +36,15 @@ type Session struct {
 
 	mu        sync.Mutex // guards the fields below
 	lastUsed  time.Time
-	users     int                // holds by Create and Acquire: attachments and commands
-	running   int                // cells in Eval (waiting or running)
-	detach    func(msg string)   // ends the current interactive attachment
-	attachGen uint64             // which attachment detach belongs to
-	loaded    bool               // ev != nil, readable without evalMu
-	closed    bool               // killed or evicted: never used again
-	cancel    context.CancelFunc // interrupts the running cell, if any
+	users     int                  // holds by Create and Acquire: attachments and commands
+	running   int                  // cells in Eval (waiting or running)
+	detach    func(msg string)     // ends the current interactive attachment
+	attachGen uint64               // which attachment detach belongs to
+	loaded    bool                 // ev != nil, readable without evalMu
+	closed    bool                 // killed or evicted: never used again
+	cancel    context.CancelFunc   // interrupts the running cell, if any
+	open      map[uint64]Evaluator // evaluators started and not closed (the loaded one, a restore's, a reload's): what a kill ends
+	openSeq   uint64               // the last key given in open
 }
 
 // Info describes a session for listings.
@@ -125,7 +129,7 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
-	if err := s.ensureLoaded(ctx, stderr); err != nil {
+	if _, err := s.ensureLoaded(ctx, stderr); err != nil {
 		return err
 	}
 	s.stdout.set(stdout)
@@ -141,9 +145,11 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 			fmt.Fprintf(stderr, "session crashed: %s; restoring\n", crash.Reason)
 		}
 		s.unloadLocked()
-		if lerr := s.ensureLoaded(context.WithoutCancel(ctx), stderr); lerr != nil {
+		n, lerr := s.ensureLoaded(context.WithoutCancel(ctx), stderr)
+		if lerr != nil {
 			return lerr
 		}
+		announceRestore(stderr, n)
 		s.stdout.set(stdout)
 		s.stderr.set(stderr)
 		return err
@@ -168,116 +174,9 @@ func (s *Session) Complete(word string) []string {
 	return s.ev.Complete(word)
 }
 
-// ensureLoaded starts the evaluator and replays the journal if the session
-// has none (new, restorable after a host restart, or after a crash). A
-// restore that does not finish (interrupted, or the journal unreadable)
-// leaves the session unloaded, so the next use restores it whole.
-// Called with evalMu held.
-func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) error {
-	if s.ev != nil {
-		return nil
-	}
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return ErrNoSuchSession
-	}
-	if s.m.stopping.Load() {
-		return ErrShuttingDown
-	}
-	if err := s.cleanTemps(); err != nil {
-		return err
-	}
-	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
-	if err != nil {
-		return fmt.Errorf("start interpreter: %w", err)
-	}
-	s.ev = ev
-	s.mu.Lock()
-	s.loaded = true
-	s.mu.Unlock()
-	if err := s.replay(ctx, notice); err != nil {
-		s.unloadLocked()
-		return err
-	}
-	return nil
-}
-
-// replay runs the journal's cells with their output discarded. A cell that
-// fails now (say, it imports an uploaded package since removed) stops the
-// replay there: the user is told which, and the journal is cut there so that
-// it says what the session has; the session goes on from that state.
-func (s *Session) replay(ctx context.Context, notice io.Writer) error {
-	cells, err := s.journal.Cells()
-	if err != nil {
-		return err
-	}
-	s.stdout.set(nil)
-	s.stderr.set(nil)
-	i, err := replayCells(ctx, s.ev, cells)
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if i < 0 || i >= len(cells) {
-		return fmt.Errorf("restore: %w", err) // not a cell's failure
-	}
-	if terr := s.journal.TruncateFrom(i); terr != nil {
-		return terr
-	}
-	fmt.Fprintf(notice, "restore stopped at cell %d of %d (%s): %v; %s dropped from the session\n",
-		i+1, len(cells), cellSummary(cells[i]), err, cellRange(i+1, len(cells)))
-	var crash *sandbox.CrashError
-	if errors.As(err, &crash) {
-		// Start again without the cell that crashes the interpreter.
-		s.unloadLocked()
-		return s.ensureLoaded(ctx, notice)
-	}
-	return nil
-}
-
-// Replayer is an Evaluator that runs a whole journal in one call: a worker
-// process then costs one round trip per restore, not one per cell. Replay
-// runs cells in order, their output discarded, and stops at the first that
-// fails: it returns that cell's index and error, or len(cells) and nil.
-type Replayer interface {
-	Replay(ctx context.Context, cells []string) (int, error)
-}
-
-// replayCells runs cells in ev, in one call if ev is a Replayer; it
-// returns the index and error of the first cell that fails.
-func replayCells(ctx context.Context, ev Evaluator, cells []string) (int, error) {
-	if r, ok := ev.(Replayer); ok {
-		return r.Replay(ctx, cells)
-	}
-	for i, c := range cells {
-		if err := ev.Eval(ctx, c, false); err != nil {
-			return i, err
-		}
-	}
-	return len(cells), nil
-}
-
-// cellSummary is the first line of a cell, short enough for a notice.
-func cellSummary(cell string) string {
-	line, _, more := strings.Cut(strings.TrimSpace(cell), "\n")
-	if r := []rune(line); len(r) > 40 {
-		line, more = string(r[:40]), true
-	}
-	if more {
-		line += " ..."
-	}
-	return line
-}
-
-func cellRange(from, to int) string {
-	if from == to {
-		return fmt.Sprintf("cell %d", from)
-	}
-	return fmt.Sprintf("cells %d-%d", from, to)
+// metaLocked is the session's session.json in state; called with mu held.
+func (s *Session) metaLocked(state State) meta {
+	return meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: state, Ephemeral: s.ephemeral}
 }
 
 // saveMeta replaces the session's session.json with a later last use or
@@ -291,19 +190,25 @@ func (s *Session) saveMeta(md meta) error {
 	if s.m.sync() {
 		level = syncFile
 	}
-	return writeMeta(s.dir, md, level)
+	return writeMeta(s.dir, md, s.m.sealKey, level)
 }
 
 // cleanTemps removes, once per host, the temporary files a crash left in
-// the session directory (a session.json write that never got to its rename).
-// The journal's own are removed when it is read.
+// the session directory (a session.json write that never got to its rename),
+// through the directory's os.Root: a planted link is unlinked, never
+// followed. The journal's own are removed when it is opened.
 func (s *Session) cleanTemps() error {
 	s.metaMu.Lock()
 	defer s.metaMu.Unlock()
 	if s.tempsCleaned {
 		return nil
 	}
-	if err := removeTemps(s.dir); err != nil {
+	root, err := os.OpenRoot(s.dir)
+	if err == nil {
+		err = removeRootTemps(root, ".")
+		root.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("clean session directory: %w", err)
 	}
 	s.tempsCleaned = true
@@ -313,7 +218,7 @@ func (s *Session) cleanTemps() error {
 // unloadLocked closes the evaluator. Called with evalMu held.
 func (s *Session) unloadLocked() {
 	if s.ev != nil {
-		s.ev.Close()
+		s.closeEvaluator(s.evKey)
 		s.ev = nil
 	}
 	s.mu.Lock()
@@ -330,18 +235,26 @@ func (s *Session) Reset(ctx context.Context, notice io.Writer) error {
 	if err := s.journal.Clear(); err != nil {
 		return err
 	}
-	return s.ensureLoaded(ctx, notice)
+	_, err := s.ensureLoaded(ctx, notice)
+	return err
 }
 
 // JournalLen is the number of cells the session has run and kept.
 func (s *Session) JournalLen() int { return s.journal.Len() }
 
 // close ends the session's interpreter and any attachment; the Manager
-// removes the directory. A running cell is interrupted and waited for.
+// removes the directory. A running cell (or restore) is interrupted and its
+// evaluator ended at once, without waiting for the cell: a looping cell or a
+// long restore does not delay a kill. The goroutine that ran it finds the
+// session closed.
 func (s *Session) close(reason string) {
 	s.mu.Lock()
 	s.closed = true
 	detach, cancel := s.detach, s.cancel
+	open := make([]uint64, 0, len(s.open))
+	for key := range s.open {
+		open = append(open, key)
+	}
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -349,9 +262,16 @@ func (s *Session) close(reason string) {
 	if detach != nil {
 		detach(reason)
 	}
-	s.evalMu.Lock()
-	s.unloadLocked()
-	s.evalMu.Unlock()
+	var wg sync.WaitGroup
+	for _, key := range open {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.closeEvaluator(key)
+		}()
+	}
+	wg.Wait()
+	s.journal.Close()
 }
 
 // unload ends the interpreter but keeps the session (host shutdown).
@@ -359,6 +279,7 @@ func (s *Session) unload() {
 	s.evalMu.Lock()
 	s.unloadLocked()
 	s.evalMu.Unlock()
+	s.journal.Close()
 }
 
 // TakenOverMessage is what an interactive attachment is told when a newer
@@ -393,5 +314,7 @@ func (s *Session) attachTerminal(detach func(msg string)) (release func()) {
 func (s *Session) Load(ctx context.Context, w io.Writer) error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	return s.ensureLoaded(ctx, w)
+	n, err := s.ensureLoaded(ctx, w)
+	announceRestore(w, n)
+	return err
 }

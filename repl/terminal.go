@@ -83,9 +83,13 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 	io.WriteString(it.out, bracketedPasteOn)
 	defer io.WriteString(it.out, bracketedPasteOff)
 	fmt.Fprintf(it.out, "session %s\n", s.id)
-	if err := s.Load(ctx, it.out); err != nil {
+	if err := it.load(); err != nil {
 		fmt.Fprintf(it.out, "error: %v\n", err)
-		return 1
+		if !errors.As(err, new(*RestoreError)) {
+			return 1
+		}
+		// The session stays restorable: at the prompt, :journal and
+		// :drop N can change what the next restore replays.
 	}
 	return it.loop()
 }
@@ -154,6 +158,16 @@ func (it *interaction) followResize() {
 			}
 		}
 	}
+}
+
+// load restores the session if it needs it; Ctrl-C interrupts the restore
+// and --eval-timeout bounds each replayed cell (Config.ReplayTimeout).
+func (it *interaction) load() error {
+	ctx, cancel := context.WithCancel(it.ctx)
+	defer cancel()
+	it.filter.running(cancel)
+	defer it.filter.running(nil)
+	return it.s.Load(ctx, it.out)
 }
 
 // loop reads cells and meta-commands until the attachment ends.

@@ -22,7 +22,7 @@ var errNoUDFs = errors.New("udf: this session's interpreter holds no UDFs")
 func (s *Session) UDFs(ctx context.Context) ([]udf.Entry, error) {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	if err := s.ensureLoaded(ctx, io.Discard); err != nil {
+	if _, err := s.ensureLoaded(ctx, io.Discard); err != nil {
 		return nil, err
 	}
 	h, ok := s.ev.(UDFHost)
@@ -40,7 +40,7 @@ func (s *Session) CallUDF(ctx context.Context, name string, in io.Reader, out, e
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	defer s.touch()
-	if err := s.ensureLoaded(ctx, errOut); err != nil {
+	if _, err := s.ensureLoaded(ctx, errOut); err != nil {
 		return 0, err
 	}
 	h, ok := s.ev.(UDFHost)

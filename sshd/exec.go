@@ -103,7 +103,7 @@ func (s *Server) cmdEval(sess ssh.Session, args string) int {
 	defer release()
 	ctx, cancel := context.WithTimeout(sess.Context(), s.cfg.ExecEvalTimeout)
 	defer cancel()
-	err = rs.Eval(ctx, code, true, sess, sess.Stderr())
+	err = rs.RunCells(ctx, code, true, sess, sess.Stderr())
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintf(sess.Stderr(), "error: timed out after %s\n", s.cfg.ExecEvalTimeout)
 		return 1

@@ -101,12 +101,13 @@ func (s *Server) script(sess ssh.Session, id string) int {
 	return rs.RunScript(sess.Context(), string(src), sess, sess.Stderr())
 }
 
-// session returns the user's session id, or a new throwaway session when id
-// is empty; release ends the hold (and the throwaway session).
+// session returns the user's session id, or a new throwaway (ephemeral)
+// session when id is empty; release ends the hold (and the throwaway
+// session).
 func (s *Server) session(sess ssh.Session, id string) (*repl.Session, func(), error) {
 	m := s.cfg.Manager
 	if id == "" {
-		rs, err := m.Create(sess.Context(), sess.User())
+		rs, err := m.CreateEphemeral(sess.Context(), sess.User())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -112,6 +112,7 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	mgr, err = repl.NewManager(repl.Config{
 		Root: c.root, NewEvaluator: newEval, SessionTTL: c.sessionTTL,
 		MaxSessionsPerUser: c.maxSessions, Logger: log,
+		CheckOwner: configuredUser(dir), ReplayTimeout: c.evalTimeout,
 	})
 	if err != nil {
 		return err
@@ -181,4 +182,18 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, func(), error) {
 		return repl.InWorkers(pool, allow, int64(c.memory)), func() { pool.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)
+}
+
+// configuredUser is the check of a session.json's owner (hostile input):
+// a well-formed name of a user this host has.
+func configuredUser(dir *users.Dir) func(string) error {
+	return func(name string) error {
+		if err := users.CheckName(name); err != nil {
+			return err
+		}
+		if fi, err := os.Stat(filepath.Join(dir.Path(name), "authorized_keys")); err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("no such user %q", name)
+		}
+		return nil
+	}
 }
