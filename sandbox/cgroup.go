@@ -42,6 +42,8 @@ type cgroup interface {
 	// oomKilled reports whether the kernel killed a task of the cgroup at
 	// its memory cap.
 	oomKilled() bool
+	// threadCapHit reports whether the pids controller refused a task.
+	threadCapHit() bool
 	// cpuUsage is the CPU time the cgroup used so far, in nanoseconds.
 	cpuUsage() (uint64, error)
 	// remove deletes the cgroup; it fails while a task is in it.

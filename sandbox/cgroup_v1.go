@@ -96,8 +96,8 @@ func newV1(rel string, l limits) (cgroup, error) {
 }
 
 func (c *v1Cgroup) add(pid int) error { return c.cg.Add(cgroup1.Process{Pid: pid}) }
-func (c *v1Cgroup) remove() error    { return c.cg.Delete() }
-func (c *v1Cgroup) path() string     { return c.rel }
+func (c *v1Cgroup) remove() error     { return c.cg.Delete() }
+func (c *v1Cgroup) path() string      { return c.rel }
 
 func (c *v1Cgroup) oomKilled() bool {
 	b, err := os.ReadFile(filepath.Join(c.dirs[cgroup1.Memory], "memory.oom_control"))
@@ -111,6 +111,11 @@ func (c *v1Cgroup) oomKilled() bool {
 		}
 	}
 	return false
+}
+
+func (c *v1Cgroup) threadCapHit() bool {
+	n, _ := v2Field(filepath.Join(c.dirs[cgroup1.Pids], "pids.events"), "max")
+	return n > 0
 }
 
 func (c *v1Cgroup) cpuUsage() (uint64, error) {

@@ -86,11 +86,16 @@ func newV2(rel string, l limits) (cgroup, error) {
 }
 
 func (c *v2Cgroup) add(pid int) error { return c.m.AddProc(uint64(pid)) }
-func (c *v2Cgroup) remove() error    { return c.m.Delete() }
-func (c *v2Cgroup) path() string     { return c.rel }
+func (c *v2Cgroup) remove() error     { return c.m.Delete() }
+func (c *v2Cgroup) path() string      { return c.rel }
 
 func (c *v2Cgroup) oomKilled() bool {
 	n, _ := v2Field(filepath.Join(c.dir, "memory.events"), "oom_kill")
+	return n > 0
+}
+
+func (c *v2Cgroup) threadCapHit() bool {
+	n, _ := v2Field(filepath.Join(c.dir, "pids.events"), "max")
 	return n > 0
 }
 

@@ -32,6 +32,7 @@ type memLimit struct {
 	pid     int
 	kill    func(reason string)
 	limit   atomic.Int64
+	threads atomic.Int64 // the thread cap, for the reason
 	stop    chan struct{} // closed by release: ends the watcher
 	watched chan struct{} // closed when the watcher has ended
 
@@ -46,6 +47,7 @@ type memLimit struct {
 func limitMemory(pid int, group, name string, l limits, cgroups bool, kill func(reason string)) *memLimit {
 	m := &memLimit{pid: pid, kill: kill, stop: make(chan struct{}), watched: make(chan struct{})}
 	m.limit.Store(l.memory)
+	m.threads.Store(l.threads)
 	if cgroups {
 		if cg, err := hostCgroups.newCgroup(group, name, pid, l); err == nil {
 			m.cg = cg
@@ -61,6 +63,7 @@ func limitMemory(pid int, group, name string, l limits, cgroups bool, kill func(
 // old cgroup. Without a cgroup only the cap watched changes.
 func (m *memLimit) move(group, name string, l limits) error {
 	m.limit.Store(l.memory)
+	m.threads.Store(l.threads)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.cg == nil || m.released {
@@ -112,14 +115,20 @@ func (m *memLimit) watch() {
 
 func capReason(limit int64) string { return "killed at memory cap " + formatBytes(limit) }
 
-// capReason is the reason of a kill at the cap.
-func (m *memLimit) capReason() string { return capReason(m.limit.Load()) }
-
-// oomKilled reports whether the kernel killed a process of the cgroup at
-// its cap.
-func (m *memLimit) oomKilled() bool {
+// limitReason says which of its cgroup's limits ended the worker, once it
+// ended: "" if none. The Go runtime dies when it cannot make a thread
+// ("fatal error: newosproc", in a dump that names no reason).
+func (m *memLimit) limitReason() string {
 	cg := m.cgroup()
-	return cg != nil && cg.oomKilled()
+	switch {
+	case cg == nil:
+		return ""
+	case cg.oomKilled():
+		return capReason(m.limit.Load())
+	case cg.threadCapHit():
+		return fmt.Sprintf("stopped at thread cap %d", m.threads.Load())
+	}
+	return ""
 }
 
 // release ends the watcher or removes the cgroup; call it once the

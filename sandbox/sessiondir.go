@@ -15,7 +15,7 @@ import (
 // journal classes/repl/, the store's metadata) is the host's: the worker
 // can neither read, write, rename nor create anything beside it.
 var (
-	writableDirs = []string{"files", "tmp"}                                // the worker's own, read and write
+	writableDirs = []string{"files", "tmp"}                              // the worker's own, read and write
 	readableDirs = []string{filepath.Join("classes", "src"), "archives"} // uploads, read only
 )
 

@@ -179,8 +179,8 @@ func (w *Worker) wait(readerDone <-chan struct{}) {
 	mem := w.mem
 	w.mu.Unlock()
 	if mem != nil {
-		if mem.oomKilled() {
-			w.setKillReason(mem.capReason())
+		if reason := mem.limitReason(); reason != "" {
+			w.setKillReason(reason)
 		}
 		mem.release()
 	}
