@@ -21,7 +21,7 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	fresh, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		return fmt.Errorf("start interpreter: %w", err)
 	}

@@ -189,7 +189,7 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) error {
 	if err := s.cleanTemps(); err != nil {
 		return err
 	}
-	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		return fmt.Errorf("start interpreter: %w", err)
 	}

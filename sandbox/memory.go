@@ -32,7 +32,7 @@ type memLimit struct {
 	pid     int
 	kill    func(reason string)
 	limit   atomic.Int64
-	threads atomic.Int64 // the thread cap, for the reason
+	threads atomic.Int64  // the thread cap, for the reason
 	stop    chan struct{} // closed by release: ends the watcher
 	watched chan struct{} // closed when the watcher has ended
 
