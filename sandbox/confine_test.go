@@ -296,3 +296,26 @@ func TestDiskQuota(t *testing.T) {
 		t.Errorf("remove over quota: %q", got)
 	}
 }
+
+// Workers never run as root or as nobody (65534), which this machine's
+// ext4 lets use the blocks reserved for root (resuid=65534): a full disk
+// would then take the host's own room too.
+func TestWorkerUserRefusesReservedIDs(t *testing.T) {
+	for _, c := range []struct{ first, count int }{{65000, 1000}, {0, 10}, {65534, 1}} {
+		if _, err := NewWorkerRange(c.first, c.count); err == nil {
+			t.Errorf("NewWorkerRange(%d, %d) accepted", c.first, c.count)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the rest needs root")
+	}
+	for _, spec := range []string{"nobody", "65534", "0", "root", "65000-66000"} {
+		if _, err := ParseWorkerUser(spec, t.TempDir()); err == nil {
+			t.Errorf("--worker-user %s accepted", spec)
+		}
+	}
+	u, err := ParseWorkerUser("", "/srv/replhost")
+	if err != nil || u.count != autoCount || u.first < autoFirst || u.first+u.count-1 > 1<<31-1 {
+		t.Errorf("default range %v, %v", u, err)
+	}
+}
