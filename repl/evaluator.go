@@ -25,6 +25,7 @@ type Evaluator interface {
 // and where the code's output goes.
 type EvaluatorSpec struct {
 	ID             string
+	Owner          string // the session's user: workers share the CPU per user
 	Dir            string
 	Stdout, Stderr io.Writer
 }

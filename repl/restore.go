@@ -91,7 +91,7 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) (int, erro
 // under key, so a kill can end it at any time. (Keys, not the evaluators
 // themselves: an Evaluator need not be comparable.)
 func (s *Session) startEvaluator(ctx context.Context) (Evaluator, uint64, error) {
-	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		return nil, 0, fmt.Errorf("start interpreter: %w", err)
 	}

@@ -109,7 +109,7 @@ func TestHostileCorpus(t *testing.T) {
 }
 
 func runHostile(t *testing.T, root string, hc hostileCase) {
-	opts := WorkerOptions{Dir: sessionDir(t, root), Allow: NewAllowlist(hc.allow), denyNet: hc.denyNet}
+	opts := WorkerOptions{Dir: sessionDir(t, root), Allow: NewAllowlist(hc.allow), denyNet: hc.denyNet, Users: testUsers, Disk: testDisk, MaxThreads: DefaultMaxThreads}
 	if hc.raw {
 		opts.Args = []string{"worker", rawFramesArg}
 	}
@@ -204,7 +204,7 @@ type canary struct {
 }
 
 func startCanary(t *testing.T, root string) *canary {
-	w, out := startWorker(t, root, WorkerOptions{})
+	w, out := startWorker(t, root, WorkerOptions{Users: testUsers, Group: "canary"})
 	mustEval(t, w, "n := 0", false)
 	c := &canary{w: w, pid: w.PID(), quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -26,31 +27,39 @@ func LandlockAvailable() error {
 	return nil
 }
 
-// sessionAccess is what a worker may do under its session directory: read,
-// write, make and remove files, directories and symlinks, and move them
-// within it. Not: execute a file, make devices, fifos or sockets.
+// sessionAccess is what a worker may do in its writable trees (files/,
+// tmp/): read, write, make and remove files, directories and symlinks, and
+// move them within them. Not: execute a file, make devices, fifos or
+// sockets.
 const sessionAccess = ll.AccessFSReadFile | ll.AccessFSReadDir | ll.AccessFSWriteFile |
 	ll.AccessFSTruncate | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
 	ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSym | ll.AccessFSRefer
 
 const readAccess = ll.AccessFSReadFile | ll.AccessFSReadDir
 
-// confine restricts this process, all its threads, for good: files only
-// under dir (read-write) and the time zone database (read-only); no TCP
-// bind or connect unless net; no signals to, and no abstract unix sockets
-// of, processes outside this Landlock domain (the host, other workers).
-// /proc is out of reach, so the host's and even the worker's own
-// environment cannot be read.
+// confine restricts this process, all its threads, for good: in the
+// session directory dir, read and write in files/ and tmp/, read only in
+// classes/src/ and archives/, nothing else (so not session.json, the
+// journal classes/repl/, the store's metadata, nor making, renaming or
+// replacing anything beside them); outside it, the time zone database
+// (read-only); no TCP bind or connect unless net; no signals to, and no
+// abstract unix sockets of, processes outside this Landlock domain (the
+// host, other workers). /proc is out of reach, so the host's and even the
+// worker's own environment cannot be read. The directories must exist.
 func confine(dir string, net bool) error {
 	if err := LandlockAvailable(); err != nil {
 		return err
 	}
 	cfg := landlock.V11.BestEffort()
-	rules := []landlock.Rule{
-		landlock.PathAccess(sessionAccess, dir),
-		// time.LoadLocation; the local zone is loaded before confine.
-		landlock.PathAccess(readAccess, "/usr/share/zoneinfo").IgnoreIfMissing(),
+	var rules []landlock.Rule
+	for _, d := range writableDirs {
+		rules = append(rules, landlock.PathAccess(sessionAccess, filepath.Join(dir, d)))
 	}
+	for _, d := range readableDirs {
+		rules = append(rules, landlock.PathAccess(readAccess, filepath.Join(dir, d)))
+	}
+	// time.LoadLocation; the local zone is loaded before confine.
+	rules = append(rules, landlock.PathAccess(readAccess, "/usr/share/zoneinfo").IgnoreIfMissing())
 	if net {
 		cfg.HandledAccessNet = 0
 		// Name resolution and TLS roots, for the code that may dial.

@@ -24,6 +24,12 @@ type PoolOptions struct {
 	Executable   string
 	Args         []string
 	StartTimeout time.Duration
+	// MaxThreads, Disk and Users are those of WorkerOptions, for every
+	// worker of the pool. Idle workers, which run no code, are held by a
+	// cgroup of DefaultMemory and DefaultMaxThreads.
+	MaxThreads int
+	Disk       int64
+	Users      *WorkerUsers
 }
 
 // Pool keeps a few workers started and idle, so that a new session does not
@@ -73,6 +79,7 @@ func NewPool(opts PoolOptions) *Pool {
 // started now. The worker is the caller's: Close it when the session ends.
 func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	opts.Executable, opts.Args, opts.StartTimeout = p.opts.Executable, p.opts.Args, p.opts.StartTimeout
+	opts.MaxThreads, opts.Disk, opts.Users = p.opts.MaxThreads, p.opts.Disk, p.opts.Users
 	// Refill after this session is ready: a start at the same time would
 	// compete with it for the CPU.
 	defer p.kick()

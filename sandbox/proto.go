@@ -141,6 +141,8 @@ type initMsg struct {
 	Net       bool     // TCP bind/connect allowed by Landlock
 	Memory    int64    // memory cap in bytes, for debug.SetMemoryLimit
 	OutputCap int64    // bytes of output per cell
+	UID, GID  int      `json:",omitempty"` // run as these (the worker starts as root); 0: stay
+	Disk      int64    `json:",omitempty"` // RLIMIT_FSIZE: the session's disk quota
 }
 
 // Result kinds of resultMsg.

@@ -52,6 +52,19 @@ type WorkerOptions struct {
 	Args []string
 	// StartTimeout bounds the ready handshake; 0 means 10s.
 	StartTimeout time.Duration
+	// Group is who the session belongs to (its user): the CPU is shared
+	// equally between groups first, then between a group's workers.
+	// "" is a group of its own.
+	Group string
+	// MaxThreads caps the worker's threads (pids cgroup); 0 means
+	// DefaultMaxThreads.
+	MaxThreads int
+	// Disk is the session's disk quota in bytes (RLIMIT_FSIZE and a watcher
+	// of the session's usage: see watchDisk); 0 means DefaultDisk, negative
+	// none.
+	Disk int64
+	// Users are the uids workers run as; nil: the host's own.
+	Users *WorkerUsers
 
 	denyNet  bool // tests: Landlock denies TCP even if the allowlist has net
 	noCgroup bool // tests: watch RSS instead of making a cgroup
@@ -208,8 +221,8 @@ func (w *Worker) wait(readerDone <-chan struct{}) {
 	mem := w.mem
 	w.mu.Unlock()
 	if mem != nil {
-		if mem.oomKilled() {
-			w.setKillReason(capReason(mem.limit))
+		if reason := mem.limitReason(); reason != "" {
+			w.setKillReason(reason)
 		}
 		mem.release()
 	}

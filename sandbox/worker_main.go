@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -144,26 +143,11 @@ func (ws *workerSide) init(p []byte) error {
 		debug.SetMemoryLimit(m.Memory / 10 * 9)
 		debug.SetMaxStack(int(min(m.Memory/8, 1<<30)))
 	}
-	// Load what the standard library reads lazily from outside the session
-	// directory, while it can still be read.
-	_ = time.Local.String()
-	if err := confine(m.Dir, m.Net); err != nil {
+	dir, files, err := confineWorker(m)
+	if err != nil {
 		return err
 	}
-	files := filepath.Join(m.Dir, "files")
-	if err := os.MkdirAll(files, 0o755); err != nil {
-		return err
-	}
-	if err := os.Chdir(files); err != nil {
-		return err
-	}
-	// os.TempDir is /tmp, which Landlock refuses: the session's own tmp/,
-	// removed with the session.
-	tmp := filepath.Join(m.Dir, "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return err
-	}
-	os.Setenv("TMPDIR", tmp)
+	m.Dir = dir
 	ws.outputCap = m.OutputCap
 	ws.ready = make(chan struct{})
 	go ws.makeInterp(m, files)

@@ -97,7 +97,9 @@ func startWorker(tb testing.TB, root string, opts WorkerOptions) (*Worker, *sync
 		root = tb.TempDir()
 	}
 	out := &syncBuffer{}
-	opts.Dir = sessionDir(tb, root)
+	if opts.Dir == "" {
+		opts.Dir = sessionDir(tb, root)
+	}
 	if opts.Memory == 0 {
 		opts.Memory = testMemory
 	}

@@ -17,7 +17,7 @@ import (
 // StartWorker starts a worker process for the session of opts and returns
 // when it is ready to evaluate: confined, in its session directory.
 func StartWorker(ctx context.Context, opts WorkerOptions) (*Worker, error) {
-	w, err := spawnWorker(ctx, opts.Executable, opts.Args, opts.StartTimeout)
+	w, err := spawnWorkerIn(ctx, opts.Executable, opts.Args, opts.StartTimeout, !opts.noCgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -36,8 +36,13 @@ func startTimeout(d time.Duration) time.Duration {
 }
 
 // spawnWorker starts a worker process and waits for its handshake. The
-// worker is idle and unconfined until configure.
+// worker is idle and unconfined until configure, but in a cgroup of the
+// pool's (see memLimit).
 func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Duration) (*Worker, error) {
+	return spawnWorkerIn(ctx, exe, args, timeout, true)
+}
+
+func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.Duration, cgroups bool) (*Worker, error) {
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
@@ -77,6 +82,7 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 		stdout:      io.Discard,
 		stderr:      io.Discard,
 	}
+	w.mem = limitMemory(w.pid, poolGroup, strconv.Itoa(w.pid), limits{DefaultMemory, DefaultMaxThreads}, cgroups, w.kill)
 	readerDone := make(chan struct{})
 	go w.read(readerDone)
 	go w.wait(readerDone)
@@ -130,14 +136,33 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 	if err != nil {
 		return err
 	}
+	var ids *IDs
+	if opts.Users != nil {
+		id, err := opts.Users.ids(dir)
+		if err != nil {
+			return fmt.Errorf("session directory: %w", err)
+		}
+		ids = &id
+	}
 	// Landlock grants access to what exists when the worker confines
-	// itself; the working directory has to exist too.
-	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o755); err != nil {
-		return fmt.Errorf("session directory: %w", err)
+	// itself.
+	if err := prepareSession(dir, ids); err != nil {
+		return err
 	}
 	memory := opts.Memory
 	if memory <= 0 {
 		memory = DefaultMemory
+	}
+	threads := opts.MaxThreads
+	if threads <= 0 {
+		threads = DefaultMaxThreads
+	}
+	disk := opts.Disk
+	switch {
+	case disk == 0:
+		disk = DefaultDisk
+	case disk < 0:
+		disk = 0
 	}
 	outputCap := opts.OutputCap
 	switch {
@@ -147,10 +172,15 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 		outputCap = 0
 	}
 	name := filepath.Base(dir) + "-" + strconv.Itoa(w.pid)
-	mem := limitMemory(w.pid, name, memory, !opts.noCgroup, w.kill)
+	w.mu.Lock()
+	mem := w.mem
+	w.mu.Unlock()
+	if err := mem.move(groupOf(opts.Group), name, limits{memory, int64(threads)}); err != nil {
+		return fmt.Errorf("worker limits: %w", err)
+	}
 	w.mu.Lock()
 	w.stdout, w.stderr = orDiscard(opts.Stdout), orDiscard(opts.Stderr)
-	w.mem, w.memory = mem, memory
+	w.memory = memory
 	w.outCap = outputCap
 	w.mu.Unlock()
 
@@ -162,6 +192,10 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 		Net:       netAllowed(opts.Allow) && !opts.denyNet,
 		Memory:    memory,
 		OutputCap: outputCap,
+		Disk:      disk,
+	}
+	if ids != nil {
+		init.UID, init.GID = ids.UID, ids.GID
 	}
 	id := w.dec.begin(msgInitDone, 0)
 	if err := w.fw.send(msgInit, id, mustJSON(init)); err != nil {
@@ -173,6 +207,9 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 	}
 	if ev.text != "" {
 		return fmt.Errorf("init worker: %s", ev.text)
+	}
+	if disk > 0 {
+		go w.watchDisk(dir, disk)
 	}
 	return nil
 }

@@ -198,17 +198,13 @@ func statFields(stat string) []string {
 }
 
 func TestWorkerMemoryCgroup(t *testing.T) {
-	if _, err := memoryCgroupDir(); err != nil {
-		t.Skipf("no memory cgroup here: %v", err)
+	if err := cgroupsAvailable(); err != nil {
+		t.Skipf("no cgroups here: %v", err)
 	}
 	w, _ := startWorker(t, "", WorkerOptions{Memory: 200 << 20})
-	cg, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", w.PID()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := w.mem.dir
-	if want := "-" + strconv.Itoa(w.PID()); !strings.Contains(string(cg), "/replhost/") || !strings.HasSuffix(dir, want) {
-		t.Fatalf("worker cgroups:\n%s\ncgroup dir %q; want one under replhost/ ending in %q", cg, dir, want)
+	dir := cgroupDir(t, w, "memory")
+	if want := "-" + strconv.Itoa(w.PID()); !strings.HasSuffix(dir, want) {
+		t.Fatalf("cgroup dir %q; want one ending in %q", dir, want)
 	}
 	limit, err := os.ReadFile(filepath.Join(dir, "memory.limit_in_bytes"))
 	if got := strings.TrimSpace(string(limit)); err != nil || got != strconv.Itoa(200<<20) {
@@ -293,8 +289,8 @@ func TestWorkerCloseDuringEval(t *testing.T) {
 
 func TestWorkerMemoryWatcherKills(t *testing.T) {
 	w, _ := startWorker(t, "", WorkerOptions{noCgroup: true})
-	if w.mem.dir != "" {
-		t.Fatalf("worker in cgroup %s; want the RSS watcher", w.mem.dir)
+	if cg := w.mem.cgroup(); cg != nil {
+		t.Fatalf("worker in cgroup %s; want the RSS watcher", cg.path())
 	}
 	err := w.Eval(context.Background(), "var s []int\nchunk := make([]int, 1<<16)\nfor {\n\ts = append(s, chunk...)\n}", false)
 	var crash *CrashError

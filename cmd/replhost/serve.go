@@ -28,10 +28,13 @@ type serveConfig struct {
 	memory                                            byteSize
 	maxSessions                                       int
 	allowPkg                                          listFlag
+	workerUser                                        string
+	maxThreads                                        int
+	disk                                              byteSize
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{memory: 512 << 20}
+	c := &serveConfig{memory: 512 << 20, disk: sandbox.DefaultDisk}
 	fs := flag.NewFlagSet("replhost serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:2222", "address to listen on")
@@ -44,6 +47,9 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus metrics (off when empty)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.workerUser, "worker-user", "", "uids workers run as: FIRST-LAST (one per session), a user or uid (shared), or empty: one per session from a range picked by --root (when root)")
+	fs.IntVar(&c.maxThreads, "max-threads", sandbox.DefaultMaxThreads, "threads per session's worker (pids cgroup)")
+	fs.Var(&c.disk, "disk", "disk quota per session: files, unpacked archives, packages and inodes (e.g. 1GiB)")
 	return fs, c
 }
 
@@ -178,7 +184,11 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, func(), error) {
 		if err := sandbox.LandlockAvailable(); err != nil {
 			return nil, nil, err
 		}
-		pool := sandbox.NewPool(sandbox.PoolOptions{})
+		workerUsers, err := sandbox.ParseWorkerUser(c.workerUser, c.root)
+		if err != nil {
+			return nil, nil, err
+		}
+		pool := sandbox.NewPool(sandbox.PoolOptions{MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
 		return repl.InWorkers(pool, allow, int64(c.memory)), func() { pool.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)

@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkCPUFairness measures a canary session's eval latency while six
+// sessions of another user spin (three threads each) on this machine's
+// cores: with the CPU shared per user first (the hogs in one group), and,
+// for comparison, with every session a group of its own. It reports the
+// canary's p99 with the hogs and the ratio to its p99 without them.
+//
+//	go test ./sandbox/ -run '^$' -bench CPUFairness -benchtime 200x
+func BenchmarkCPUFairness(b *testing.B) {
+	if err := cgroupsAvailable(); err != nil {
+		b.Skipf("no cgroups: %v", err)
+	}
+	for _, bc := range []struct {
+		name     string
+		hogGroup func(i int) string
+	}{
+		{"per-user", func(int) string { return "hog" }},
+		{"per-session", func(i int) string { return "hog" + string(rune('a'+i)) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			root := b.TempDir()
+			canary, _ := startWorker(b, root, WorkerOptions{Group: "canary"})
+			cell := "s := 0\nfor i := 0; i < 20000; i++ { s += i }\ns"
+			latencies(b, canary, cell, 5) // warm up
+			idle := latencies(b, canary, cell, 50)
+			var hogs []*Worker
+			for i := range 6 {
+				w, _ := startWorker(b, root, WorkerOptions{Group: bc.hogGroup(i)})
+				hogs = append(hogs, w)
+				go w.Eval(context.Background(), "for j := 0; j < 2; j++ { go func() { for {} }() }\nfor {}", false)
+			}
+			time.Sleep(200 * time.Millisecond) // let the hogs spin up (a benchmark, not a test)
+			b.ResetTimer()
+			busy := latencies(b, canary, cell, b.N)
+			b.StopTimer()
+			for _, w := range hogs {
+				w.Close()
+			}
+			b.ReportMetric(float64(p99(busy).Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(p99(idle).Microseconds())/1000, "idle-p99-ms")
+			b.ReportMetric(float64(p99(busy))/float64(p99(idle)), "p99-ratio")
+		})
+	}
+}
+
+func latencies(tb testing.TB, w *Worker, cell string, n int) []time.Duration {
+	tb.Helper()
+	d := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		if err := w.Eval(context.Background(), cell, false); err != nil {
+			tb.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	return d
+}
+
+func p99(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*99/100)]
+}

@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"os"
+	"time"
+
+	"github.com/replhost/replhost/internal/diskusage"
+)
+
+// DefaultDisk is a session's disk quota when WorkerOptions.Disk is 0.
+const DefaultDisk = 1 << 30
+
+// QuotaExceeded is the reason a worker is stopped for when its session
+// passes its disk quota.
+const QuotaExceeded = "disk quota exceeded"
+
+// inodeBytes is the quota's price of an inode: a session may hold one file,
+// directory or link per this many bytes of its quota (262,144 for 1 GiB),
+// so that empty files cannot take the disk's inodes.
+const inodeBytes = 4 << 10
+
+// Disk watcher pacing: a look at most every diskTick, and a walk of the
+// tree only when the worker used CPU since the last one (it cannot have
+// written without), and no sooner after a walk than walkBackoff times what
+// it took: a session that is idle costs one small read of its cgroup per
+// tick, a busy one with a big tree at most 1/walkBackoff of a core.
+const (
+	diskTick    = time.Second
+	walkBackoff = 50
+)
+
+// quotaOf returns the bytes and inodes a quota allows.
+func quotaOf(disk int64) (bytes, inodes int64) { return disk, max(disk/inodeBytes, 1024) }
+
+// watchDisk stops the worker with QuotaExceeded when the session in dir
+// holds more than its quota, counted by diskusage (what the upload check
+// counts by too). A session already over its quota when the worker starts
+// (a quota lowered, a restore) may run and delete, but not grow: the bound
+// is then what it held at the start. RLIMIT_FSIZE (in the worker) stops a
+// single file at the quota before the watcher sees it. The watcher ends
+// with the worker.
+func (w *Worker) watchDisk(dir string, disk int64) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	maxBytes, maxInodes := quotaOf(disk)
+	walk := func() (diskusage.Usage, time.Duration, bool) {
+		start := time.Now()
+		u, err := diskusage.Of(root, ".", maxInodes+1)
+		return u, time.Since(start), err == nil || err == diskusage.ErrTooMany
+	}
+	if u, _, ok := walk(); ok {
+		maxBytes, maxInodes = max(maxBytes, u.Bytes), max(maxInodes, u.Inodes)
+	}
+	var lastCPU uint64
+	next := time.Now()
+	t := time.NewTicker(diskTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.dead:
+			return
+		case <-t.C:
+		}
+		if time.Now().Before(next) {
+			continue
+		}
+		if cg := w.mem.cgroup(); cg != nil {
+			cpu, err := cg.cpuUsage()
+			if err == nil && cpu == lastCPU {
+				continue
+			}
+			lastCPU = cpu
+		}
+		u, took, ok := walk()
+		if !ok {
+			continue
+		}
+		if u.Over(maxBytes, maxInodes) {
+			w.kill(QuotaExceeded)
+			return
+		}
+		next = time.Now().Add(took * walkBackoff)
+	}
+}
