@@ -49,15 +49,15 @@ type inputFilter struct {
 	src    io.Reader
 	dst    *io.PipeWriter
 	direct chan directText // what continues the line readline returns next
-	done   chan struct{} // closed when the loop has ended
+	done   chan struct{}   // closed when the loop has ended
 
 	// queue holds input for readline: readline reads only while a Readline
 	// call waits, so writing to it straight would block this filter, and a
 	// Ctrl-C typed behind some type-ahead would never reach a running cell.
-	queueMu sync.Mutex
-	queue   [][]byte
-	queuedBytes int // bytes in queue
-	queued  chan struct{} // signalled when queue grows
+	queueMu     sync.Mutex
+	queue       [][]byte
+	queuedBytes int           // bytes in queue
+	queued      chan struct{} // signalled when queue grows
 
 	mu        sync.Mutex // guards interrupt
 	interrupt func()     // non-nil while a cell runs

@@ -30,7 +30,7 @@ func envAllowed(name string) bool {
 // chanState is what the filter keeps of one session channel.
 type chanState struct {
 	resize   chan int // newest window width only
-	original string          // the command the client asked for, when command= forced another
+	original string   // the command the client asked for, when command= forced another
 }
 
 var nextChannel atomic.Uint64

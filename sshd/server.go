@@ -63,9 +63,9 @@ type Config struct {
 
 // Server is the SSH server of a host.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	srv   *ssh.Server
+	cfg      Config
+	log      *slog.Logger
+	srv      *ssh.Server
 	admit    *admission
 	refusals refusalLog
 	conns    sync.Map        // remote address -> *conn, while in the front door
