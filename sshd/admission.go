@@ -221,3 +221,39 @@ func (r *refusalLog) allow(now time.Time) (bool, int) {
 	r.suppressed = 0
 	return true, s
 }
+
+// Set parses s (flag.Value).
+func (m *MaxStartups) Set(s string) error {
+	v, err := ParseMaxStartups(s)
+	if err == nil {
+		*m = v
+	}
+	return err
+}
+
+// PerSourceLimit is a PerSourceMaxStartups value as a flag: a count, or
+// "none" (no cap). Its zero value means Config's default.
+type PerSourceLimit int
+
+func (p *PerSourceLimit) Set(s string) error {
+	if s == "none" {
+		*p = -1
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("per-source-max-startups %q: want a count or none", s)
+	}
+	*p = PerSourceLimit(n)
+	return nil
+}
+
+func (p PerSourceLimit) String() string {
+	switch {
+	case p < 0:
+		return "none"
+	case p == 0:
+		return strconv.Itoa(defaultPerSource)
+	}
+	return strconv.Itoa(int(p))
+}

@@ -39,7 +39,7 @@ func admissionOf(c Config) (MaxStartups, int, Penalties) {
 	}
 	per := c.PerSourceMaxStartups
 	if per == 0 {
-		per = 8
+		per = defaultPerSource
 	}
 	pen := DefaultPenalties
 	if c.Penalties != nil {
@@ -63,3 +63,7 @@ func (s *Server) trustedCAs() []gossh.PublicKey {
 	}
 	return nil
 }
+
+// defaultPerSource is PerSourceMaxStartups' default: below MaxStartups'
+// start, so one address alone never pushes the others into early drop.
+const defaultPerSource = 8

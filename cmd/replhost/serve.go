@@ -28,10 +28,13 @@ type serveConfig struct {
 	memory                                            byteSize
 	maxSessions                                       int
 	allowPkg                                          listFlag
+	maxStartups                                       sshd.MaxStartups
+	perSourceMaxStartups                              sshd.PerSourceLimit
+	trustedUserCAKeys                                 string
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{memory: 512 << 20}
+	c := &serveConfig{memory: 512 << 20, maxStartups: sshd.DefaultMaxStartups}
 	fs := flag.NewFlagSet("replhost serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:2222", "address to listen on")
@@ -44,6 +47,9 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus metrics (off when empty)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.Var(&c.maxStartups, "max-startups", "start:rate:full: past start unauthenticated connections refuse new ones with rate% chance, rising to all at full (sshd's MaxStartups)")
+	fs.Var(&c.perSourceMaxStartups, "per-source-max-startups", "unauthenticated connections one address may hold, or none")
+	fs.StringVar(&c.trustedUserCAKeys, "trusted-user-ca-keys", "", "file of CA public keys whose user certificates log in the user named as a principal")
 	return fs, c
 }
 
@@ -98,6 +104,13 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(c.root, 0o700); err != nil {
 		return fmt.Errorf("create root: %w", err)
 	}
+	unlock, err := lockRoot(c.root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	hup, stopHup := catchHangups()
+	defer stopHup()
 	hostKey, _, err := users.LoadOrCreateKey(filepath.Join(c.root, hostKeyFile), "replhost host key")
 	if err != nil {
 		return fmt.Errorf("host key: %w", err)
@@ -119,10 +132,12 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	srv, err := sshd.New(sshd.Config{
 		Manager: mgr, Users: dir, HostKey: hostKey, Logger: log,
 		EvalTimeout: c.evalTimeout, ExecEvalTimeout: c.evalTimeout,
+		MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups), TrustedUserCAKeys: c.trustedUserCAKeys,
 	})
 	if err != nil {
 		return err
 	}
+	go reloadOnHangup(ctx, hup, log, frontDoorReload(srv, c))
 	l, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
