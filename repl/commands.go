@@ -216,6 +216,7 @@ func (it *interaction) paste() {
 	fmt.Fprintln(it.out, "// paste mode: end with a line :end or Ctrl-D")
 	it.rl.SetPrompt("")
 	var cell strings.Builder
+	discard := false
 	for {
 		line, err := it.rl.Readline()
 		if errors.Is(err, io.EOF) {
@@ -225,20 +226,29 @@ func (it *interaction) paste() {
 			return
 		}
 		if more, ok := it.filter.takeDirect(); ok {
-			fmt.Fprintln(it.out, more)
-			line += more
+			discard = discard || more.tooLarge
+			fmt.Fprintln(it.out, more.text)
+			line += more.text
 		}
 		if err != nil || strings.TrimSpace(line) == ":end" {
 			break
 		}
+		if discard = discard || cell.Len()+len(line) >= MaxCell; discard {
+			cell.Reset() // the rest up to :end is dropped as it comes
+			continue
+		}
 		cell.WriteString(decodePaste(line))
 		cell.WriteByte('\n')
+	}
+	if discard {
+		fmt.Fprintln(it.out, tooLargeLine)
+		return
 	}
 	src := strings.TrimRight(cell.String(), "\n")
 	if strings.TrimSpace(src) == "" {
 		return
 	}
-	it.rl.SaveHistory(encodeHistory(src))
+	it.saveHistory(src)
 	it.run(src)
 }
 

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -20,6 +21,19 @@ const (
 	ctrlC    = 0x03
 )
 
+// MaxCell is the largest cell, in bytes, in both isolation modes: the
+// worker protocol's frame bound, and what a paste, a line, a script or an
+// open multi-line cell may hold. Input past it is refused with one line and
+// discarded as it arrives, never buffered.
+const MaxCell = 1 << 20
+
+// ErrCellTooLarge refuses a cell over MaxCell.
+var ErrCellTooLarge = fmt.Errorf("repl: cell larger than the limit of %d MiB", MaxCell>>20)
+
+// maxTypeAhead bounds the input queued for readline while it does not
+// read (a cell runs); keystrokes past it are dropped.
+const maxTypeAhead = MaxCell
+
 // longLine is the length past which a line bypasses readline: readline
 // redraws the whole line for every rune it is given, so a pasted or
 // generated line of a megabyte would cost it a terabyte of redraws.
@@ -34,22 +48,23 @@ const longLine = 1024
 type inputFilter struct {
 	src    io.Reader
 	dst    *io.PipeWriter
-	direct chan string   // text that continues the line readline returns next
-	done   chan struct{} // closed when the loop has ended
+	direct chan directText // what continues the line readline returns next
+	done   chan struct{}   // closed when the loop has ended
 
 	// queue holds input for readline: readline reads only while a Readline
 	// call waits, so writing to it straight would block this filter, and a
 	// Ctrl-C typed behind some type-ahead would never reach a running cell.
-	queueMu sync.Mutex
-	queue   [][]byte
-	queued  chan struct{} // signalled when queue grows
+	queueMu     sync.Mutex
+	queue       [][]byte
+	queuedBytes int           // bytes in queue
+	queued      chan struct{} // signalled when queue grows
 
 	mu        sync.Mutex // guards interrupt
 	interrupt func()     // non-nil while a cell runs
 }
 
 func newInputFilter(src io.Reader, dst *io.PipeWriter) *inputFilter {
-	return &inputFilter{src: src, dst: dst, direct: make(chan string, 1), done: make(chan struct{}), queued: make(chan struct{}, 1)}
+	return &inputFilter{src: src, dst: dst, direct: make(chan directText, 1), done: make(chan struct{}), queued: make(chan struct{}, 1)}
 }
 
 // running installs the interrupt of the cell now running; nil when none.
@@ -59,14 +74,21 @@ func (f *inputFilter) running(interrupt func()) {
 	f.mu.Unlock()
 }
 
-// takeDirect returns the text that continues the line readline just
-// returned, if any.
-func (f *inputFilter) takeDirect() (string, bool) {
+// directText is a pasted block or the rest of a long line; tooLarge when
+// it passed MaxCell and was discarded.
+type directText struct {
+	text     string
+	tooLarge bool
+}
+
+// takeDirect returns what continues the line readline just returned, if
+// any.
+func (f *inputFilter) takeDirect() (directText, bool) {
 	select {
-	case s := <-f.direct:
-		return s, true
+	case d := <-f.direct:
+		return d, true
 	default:
-		return "", false
+		return directText{}, false
 	}
 }
 
@@ -81,6 +103,9 @@ func (f *inputFilter) run() {
 		lineLen int          // bytes of the current line given to readline
 		long    bool         // the current line goes direct
 		rest    bytes.Buffer // its text so far
+		// The paste or long line passed MaxCell: the rest of it is
+		// dropped as it arrives.
+		discarding bool
 	)
 	feederDone := make(chan struct{})
 	go f.feed(feederDone)
@@ -90,7 +115,7 @@ func (f *inputFilter) run() {
 			f.interrupt()
 		}
 		f.mu.Unlock()
-		f.enqueue(nil) // end of input, after what is queued
+		f.enqueueAt(nil, true) // end of input, after what is queued
 		<-feederDone
 	}()
 	// sendDirect hands text to the loop, then ends readline's line.
@@ -99,12 +124,14 @@ func (f *inputFilter) run() {
 			f.enqueue(bytes.Clone(out.Bytes()))
 			out.Reset()
 		}
+		d := directText{text: text, tooLarge: discarding}
+		discarding = false
 		select {
-		case f.direct <- text:
+		case f.direct <- d:
 		case <-f.done:
 			return false
 		}
-		f.enqueue([]byte{'\r'})
+		f.enqueueAt([]byte{'\r'}, true)
 		lineLen = 0
 		return true
 	}
@@ -118,15 +145,21 @@ func (f *inputFilter) run() {
 				i := bytes.Index(data, []byte(pasteEnd))
 				if i < 0 {
 					keep := partialSuffix(data, pasteEnd)
-					paste.Write(data[:len(data)-keep])
+					bounded(&paste, data[:len(data)-keep], &discarding)
 					held = append(held, data[len(data)-keep:]...)
 					break
 				}
-				paste.Write(data[:i])
+				bounded(&paste, data[:i], &discarding)
 				data = data[i+len(pasteEnd):]
 				pasting = false
 				text := normalizeNewlines(paste.String())
 				paste.Reset()
+				if discarding {
+					if !sendDirect(&out, "") {
+						return
+					}
+					continue
+				}
 				if strings.Contains(text, "\n") || lineLen+len(text) > longLine {
 					if !sendDirect(&out, strings.TrimRight(text, "\n")) {
 						return
@@ -140,10 +173,10 @@ func (f *inputFilter) run() {
 			if long {
 				i := bytes.IndexAny(data, "\r\n")
 				if i < 0 {
-					rest.Write(data)
+					bounded(&rest, data, &discarding)
 					break
 				}
-				rest.Write(data[:i])
+				bounded(&rest, data[:i], &discarding)
 				data = data[i+1:]
 				long = false
 				if !sendDirect(&out, rest.String()) {
@@ -186,10 +219,34 @@ func (f *inputFilter) run() {
 	}
 }
 
-// enqueue adds input for readline; nil marks the end of input.
-func (f *inputFilter) enqueue(b []byte) {
+// bounded appends p to buf while buf stays within MaxCell; past it, buf is
+// emptied and discarding set, and what follows is dropped.
+func bounded(buf *bytes.Buffer, p []byte, discarding *bool) {
+	if *discarding {
+		return
+	}
+	if buf.Len()+len(p) > MaxCell {
+		*discarding = true
+		buf.Reset()
+		return
+	}
+	buf.Write(p)
+}
+
+// enqueue adds input for readline. Type-ahead past maxTypeAhead is
+// dropped.
+func (f *inputFilter) enqueue(b []byte) { f.enqueueAt(b, false) }
+
+// enqueueAt adds input for readline; must input (the end of input, nil,
+// or the Enter that ends a direct line) is never dropped.
+func (f *inputFilter) enqueueAt(b []byte, must bool) {
 	f.queueMu.Lock()
+	if !must && f.queuedBytes+len(b) > maxTypeAhead {
+		f.queueMu.Unlock()
+		return
+	}
 	f.queue = append(f.queue, b)
+	f.queuedBytes += len(b)
 	f.queueMu.Unlock()
 	select {
 	case f.queued <- struct{}{}:
@@ -208,6 +265,7 @@ func (f *inputFilter) feed(done chan<- struct{}) {
 		have := len(f.queue) > 0
 		if have {
 			next, f.queue = f.queue[0], f.queue[1:]
+			f.queuedBytes -= len(next)
 		}
 		f.queueMu.Unlock()
 		if !have {

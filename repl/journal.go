@@ -44,9 +44,6 @@ type Journal struct {
 const (
 	journalDir  = "classes/repl"
 	segmentName = "journal.seg"
-	// MaxCell is the largest cell the journal holds (the sandbox's frame
-	// limit bounds cells below it anyway).
-	MaxCell = 1 << 20
 	// MaxJournal bounds a journal's segment: what a restore reads at most.
 	MaxJournal = 64 << 20
 )

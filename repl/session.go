@@ -98,6 +98,9 @@ func (s *Session) touch() {
 // died, the user is told, and the session is restored from its journal. A
 // session restored from disk is rebuilt first; notices of that go to stderr.
 func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stderr io.Writer) error {
+	if len(cell) > MaxCell {
+		return ErrCellTooLarge // one limit for both isolation modes
+	}
 	s.mu.Lock()
 	s.running++ // from now on the session is busy: never evicted
 	s.mu.Unlock()

@@ -62,6 +62,9 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 
 	it := &interaction{s: s, t: t, out: &crlfWriter{w: t.Out}, ctx: ctx}
 	it.width.Store(int64(termWidth(t.Width)))
+	if t.History != "" {
+		trimHistory(t.History) // a failure leaves the file as it was: readline still reads it
+	}
 	pr, pw := io.Pipe()
 	it.filter = newInputFilter(t.In, pw)
 	go it.filter.run()
@@ -170,6 +173,9 @@ func (it *interaction) load() error {
 	return it.s.Load(ctx, it.out)
 }
 
+// tooLargeLine is what a paste, line or cell over MaxCell gets.
+var tooLargeLine = fmt.Sprintf("error: input larger than the cell limit of %d MiB; discarded", MaxCell>>20)
+
 // loop reads cells and meta-commands until the attachment ends.
 func (it *interaction) loop() int {
 	var pending strings.Builder
@@ -204,9 +210,19 @@ func (it *interaction) loop() int {
 		}
 		line = decodePaste(line)
 		if more, ok := it.filter.takeDirect(); ok {
+			if more.tooLarge {
+				pending.Reset()
+				fmt.Fprintln(it.out, tooLargeLine)
+				continue
+			}
 			// A pasted block or a long line, which readline did not show.
-			fmt.Fprintln(it.out, more)
-			line += more
+			fmt.Fprintln(it.out, more.text)
+			line += more.text
+		}
+		if pending.Len()+len(line) >= MaxCell {
+			pending.Reset()
+			fmt.Fprintln(it.out, tooLargeLine)
+			continue
 		}
 		if pending.Len() == 0 && isMeta(line) {
 			if done, code := it.meta(line); done {
@@ -225,7 +241,7 @@ func (it *interaction) loop() int {
 		if strings.TrimSpace(cell) == "" {
 			continue
 		}
-		it.rl.SaveHistory(encodeHistory(cell))
+		it.saveHistory(cell)
 		it.run(cell)
 	}
 }

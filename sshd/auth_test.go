@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/replhost/replhost/internal/testhost"
+	"github.com/replhost/replhost/sshd"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 func TestAuthRefusals(t *testing.T) {
-	h := testhost.Start(t, testhost.Options{})
+	// Penalties off: seven refusals from one address would earn one.
+	h := testhost.Start(t, testhost.Options{SSH: sshd.Config{Penalties: &sshd.Penalties{}}})
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	stranger, _ := gossh.NewSignerFromKey(priv)
 	tests := []struct {

@@ -121,7 +121,8 @@ func TestBadInputKeepsTheSession(t *testing.T) {
 		{"os-exit", "import \"os\"; os.Exit(3)\r", `error: os.Exit\(3\) called`},
 		{"type-error", "var s string = 1\r", `error: 1:16: cannot`},
 		{"binary-garbage", "\x01\x02\xff\xfe\x80}}}\r", `error: `},
-		{"one-mib-line", "x := \"" + strings.Repeat("a", 1<<20) + "\"; len(x)\r", `\r\n1048576\r\n`},
+		{"line-at-the-cell-limit", "x := \"" + strings.Repeat("a", 1<<20-64) + "\"; len(x)\r", `\r\n1048512\r\n`},
+		{"line-over-the-cell-limit", "x := \"" + strings.Repeat("a", 1<<20) + "\"; len(x)\r", `error: input larger than the cell limit of 1 MiB; discarded`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

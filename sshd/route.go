@@ -11,13 +11,21 @@ import (
 	"github.com/replhost/replhost/repl"
 )
 
-// maxScript bounds a script read from stdin: it is held in memory whole.
-const maxScript = 64 << 20
+// maxScript bounds a script read from stdin: it is held in memory whole,
+// so it gets the cell limit of both isolation modes, checked as it streams.
+const maxScript = repl.MaxCell
 
 // route sends a channel where it belongs: a shell with a PTY to a new
 // interactive session, a shell without one to script mode, an exec request
 // to its command.
 func (s *Server) route(sess ssh.Session) {
+	if _, ok := grantOf(sess.Context()); !ok {
+		sess.Exit(255) // no verified key: cannot happen, never serve it
+		return
+	}
+	if st := s.channelOf(sess); st.original != "" {
+		s.log.Info("forced command", "user", sess.User(), "command", truncate(sess.RawCommand(), 80), "original_command", truncate(st.original, 80))
+	}
 	if strings.TrimSpace(sess.RawCommand()) != "" {
 		s.exec(sess)
 		return
@@ -40,27 +48,16 @@ func (s *Server) interactiveNew(sess ssh.Session) int {
 	return rs.Interact(sess.Context(), s.terminal(sess, rs.ID()))
 }
 
-// terminal describes the client's PTY to the REPL. Window changes are
-// drained here at once: gliderlabs' one-slot window channel would otherwise
-// block its request loop and hang the session.
+// terminal describes the client's PTY to the REPL. Window changes come
+// from the request filter (gliderlabs' own window channel blocks its
+// request loop when nobody reads it).
 func (s *Server) terminal(sess ssh.Session, id string) repl.Terminal {
-	pty, winCh, _ := sess.Pty()
-	resize := make(chan int, 1)
-	go func() {
-		defer close(resize)
-		for w := range winCh {
-			select {
-			case <-resize: // keep only the newest width
-			default:
-			}
-			resize <- w.Width
-		}
-	}()
+	pty, _, _ := sess.Pty()
 	return repl.Terminal{
 		In:          sess,
 		Out:         sess,
 		Width:       pty.Window.Width,
-		Resize:      resize,
+		Resize:      s.channelOf(sess).resize,
 		History:     s.cfg.Users.HistoryFile(sess.User()),
 		EvalTimeout: s.cfg.EvalTimeout,
 		AttachHint:  attachHint(sess, id),
@@ -95,7 +92,7 @@ func (s *Server) script(sess ssh.Session, id string) int {
 		return 1
 	}
 	if len(src) > maxScript {
-		fmt.Fprintf(sess.Stderr(), "error: script larger than %d MiB\n", maxScript>>20)
+		fmt.Fprintf(sess.Stderr(), "error: script larger than the cell limit of %d MiB\n", maxScript>>20)
 		return 1
 	}
 	return rs.RunScript(sess.Context(), string(src), sess, sess.Stderr())

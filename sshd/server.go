@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gliderlabs/ssh"
@@ -43,18 +44,34 @@ type Config struct {
 	// MaxChannels caps the sessions open at once on one connection (OpenSSH's
 	// MaxSessions); zero: 10.
 	MaxChannels int
-	// MaxUnauthenticated caps connections still in the handshake (OpenSSH's
-	// MaxStartups); zero: 64.
-	MaxUnauthenticated int
+	// MaxStartups admits connections still in their handshake as sshd's
+	// MaxStartups; zero: 10:30:100.
+	MaxStartups MaxStartups
+	// PerSourceMaxStartups caps the handshakes of one source address;
+	// zero: 8, below MaxStartups' start, so one address alone never makes
+	// others meet random early drop; negative: no cap (sshd's "none").
+	PerSourceMaxStartups int
+	// Penalties refuse sources that fail or stall (PerSourcePenalties);
+	// nil: DefaultPenalties; a zero Penalties: none.
+	Penalties *Penalties
+	// TrustedUserCAKeys is a file of CA keys whose user certificates log in
+	// any user named among their principals; "": none.
+	TrustedUserCAKeys string
+	// OnAuth is told every login decision (an audit log); nil: none.
+	OnAuth func(AuthEvent)
 }
 
 // Server is the SSH server of a host.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	srv   *ssh.Server
-	gate  *startupGate
-	execs map[string]execCommand
+	cfg      Config
+	log      *slog.Logger
+	srv      *ssh.Server
+	admit    *admission
+	refusals refusalLog
+	conns    sync.Map        // remote address -> *conn, while in the front door
+	channels channelRegistry // channel id -> *chanState
+	cas      atomic.Pointer[[]gossh.PublicKey]
+	execs    map[string]execCommand
 
 	handlers       sync.WaitGroup // running handlers: Shutdown and Close wait for them
 	keepaliveEvery time.Duration  // keepaliveInterval; shorter in tests
@@ -80,24 +97,25 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxChannels == 0 {
 		cfg.MaxChannels = 10
 	}
-	if cfg.MaxUnauthenticated == 0 {
-		cfg.MaxUnauthenticated = 64
+	s := &Server{cfg: cfg, log: cfg.Logger, keepaliveEvery: keepaliveInterval}
+	m, per, pen := admissionOf(cfg)
+	s.admit = newAdmission(m, per, pen)
+	if err := s.loadCAs(cfg.TrustedUserCAKeys); err != nil {
+		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, gate: newStartupGate(cfg.MaxUnauthenticated), keepaliveEvery: keepaliveInterval}
 	s.execs = s.execCommands()
 	s.srv = &ssh.Server{
 		Version:          "replhost",
 		Handler:          chain(s.route, s.recoverPanics, s.keepalive, s.logSessions, s.track),
-		PublicKeyHandler: s.authorize,
+		PublicKeyHandler: s.offer,
 		ConnCallback:     s.onConnect,
-		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
-			return &gossh.ServerConfig{MaxAuthTries: cfg.MaxAuthTries}
+		ServerConfigCallback: func(ctx ssh.Context) *gossh.ServerConfig {
+			return &gossh.ServerConfig{MaxAuthTries: cfg.MaxAuthTries,
+				VerifiedPublicKeyCallback: s.verified(ctx), AuthLogCallback: s.authLog(ctx)}
 		},
-		ConnectionFailedCallback: func(c net.Conn, err error) {
-			s.log.Info("handshake failed", "remote", c.RemoteAddr().String(), "err", err)
-		},
+		ConnectionFailedCallback: s.handshakeFailed,
 		ChannelHandlers: map[string]ssh.ChannelHandler{
-			"session": s.limitChannels(ssh.DefaultSessionHandler),
+			"session": s.limitChannels(s.filterSessions(ssh.DefaultSessionHandler)),
 		},
 		SubsystemHandlers: map[string]ssh.SubsystemHandler{
 			"sftp": ssh.SubsystemHandler(chain(s.sftp, s.recoverPanics, s.logSessions, s.track)),

@@ -6,12 +6,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-
-	gossh "golang.org/x/crypto/ssh"
+	"sync/atomic"
 )
 
 // ErrNoUser is returned for a user that does not exist.
@@ -22,6 +22,18 @@ var validName = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 // Dir is the user directory under a host root.
 type Dir struct {
 	path string
+	log  atomic.Pointer[slog.Logger]
+}
+
+// SetLogger sets where skipped authorized_keys lines are reported; nil
+// discards.
+func (d *Dir) SetLogger(l *slog.Logger) { d.log.Store(l) }
+
+func (d *Dir) logger() *slog.Logger {
+	if l := d.log.Load(); l != nil {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // Open returns the user directory of the host root (ROOT/users).
@@ -68,16 +80,20 @@ func (d *Dir) Add(name string, authorizedKeys []byte) (int, error) {
 	return n, writeAtomic(file, append(data, '\n'))
 }
 
+// countKeys checks each line as a login would read it, so that a key
+// added with an option this host does not implement is refused now rather
+// than skipped at every login.
 func countKeys(text []byte) (int, error) {
 	n := 0
-	rest := text
-	for len(bytes.TrimSpace(rest)) > 0 {
-		_, _, _, next, err := gossh.ParseAuthorizedKey(rest)
-		if err != nil {
-			return 0, fmt.Errorf("not a public key in authorized_keys format: %w", err)
+	for i, raw := range bytes.Split(text, []byte("\n")) {
+		line := bytes.TrimSpace(raw)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if _, err := parseEntry(line); err != nil {
+			return 0, fmt.Errorf("authorized_keys line %d: %w", i+1, err)
 		}
 		n++
-		rest = next
 	}
 	if n == 0 {
 		return 0, errors.New("no public key given")
@@ -115,30 +131,6 @@ func (d *Dir) List() ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
-}
-
-// Authorized reports whether key is one of user name's keys. The file is
-// read at each login, so `user add` and `user rm` take effect at once.
-func (d *Dir) Authorized(name string, key gossh.PublicKey) bool {
-	if CheckName(name) != nil {
-		return false
-	}
-	text, err := os.ReadFile(filepath.Join(d.Path(name), "authorized_keys"))
-	if err != nil {
-		return false
-	}
-	want := key.Marshal()
-	for len(bytes.TrimSpace(text)) > 0 {
-		k, _, _, rest, err := gossh.ParseAuthorizedKey(text)
-		if err != nil {
-			return false
-		}
-		if bytes.Equal(k.Marshal(), want) {
-			return true
-		}
-		text = rest
-	}
-	return false
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -31,10 +31,13 @@ type serveConfig struct {
 	workerUser                                        string
 	maxThreads                                        int
 	disk                                              byteSize
+	maxStartups                                       sshd.MaxStartups
+	perSourceMaxStartups                              sshd.PerSourceLimit
+	trustedUserCAKeys                                 string
 }
 
 func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{memory: 512 << 20, disk: sandbox.DefaultDisk}
+	c := &serveConfig{memory: 512 << 20, disk: sandbox.DefaultDisk, maxStartups: sshd.DefaultMaxStartups}
 	fs := flag.NewFlagSet("replhost serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:2222", "address to listen on")
@@ -50,6 +53,9 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.workerUser, "worker-user", "", "uids workers run as: FIRST-LAST (one per session), a user or uid (shared), or empty: one per session from a range picked by --root (when root)")
 	fs.IntVar(&c.maxThreads, "max-threads", sandbox.DefaultMaxThreads, "threads per session's worker (pids cgroup)")
 	fs.Var(&c.disk, "disk", "disk quota per session: files, unpacked archives, packages and inodes (e.g. 1GiB)")
+	fs.Var(&c.maxStartups, "max-startups", "start:rate:full: past start unauthenticated connections refuse new ones with rate% chance, rising to all at full (sshd's MaxStartups)")
+	fs.Var(&c.perSourceMaxStartups, "per-source-max-startups", "unauthenticated connections one address may hold, or none")
+	fs.StringVar(&c.trustedUserCAKeys, "trusted-user-ca-keys", "", "file of CA public keys whose user certificates log in the user named as a principal")
 	return fs, c
 }
 
@@ -104,6 +110,13 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(c.root, 0o700); err != nil {
 		return fmt.Errorf("create root: %w", err)
 	}
+	unlock, err := lockRoot(c.root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	hup, stopHup := catchHangups()
+	defer stopHup()
 	hostKey, _, err := users.LoadOrCreateKey(filepath.Join(c.root, hostKeyFile), "replhost host key")
 	if err != nil {
 		return fmt.Errorf("host key: %w", err)
@@ -126,10 +139,12 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	srv, err := sshd.New(sshd.Config{
 		Manager: mgr, Users: dir, HostKey: hostKey, Logger: log,
 		EvalTimeout: c.evalTimeout, ExecEvalTimeout: c.evalTimeout,
+		MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups), TrustedUserCAKeys: c.trustedUserCAKeys,
 	})
 	if err != nil {
 		return err
 	}
+	go reloadOnHangup(ctx, hup, log, frontDoorReload(srv, c))
 	l, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err

@@ -196,3 +196,6 @@ func (t *Term) Interrupt() {
 	}
 	t.tb.Fatalf("Ctrl-C did not interrupt the cell; output so far:\n%q", got)
 }
+
+// Input is the terminal's raw input, for writes too large for Send.
+func (t *Term) Input() io.Writer { return t.in }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/replhost/replhost/sshd"
+)
+
+// catchHangups starts catching SIGHUP, whose default action ends the
+// process: called first in serve, so a SIGHUP during start-up is kept for
+// the host instead of killing it.
+func catchHangups() (hup <-chan os.Signal, stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// reloadHook re-reads one part of the host's configuration. Reload hooks
+// run in order on each SIGHUP; a failing one is logged and leaves its part
+// as it was, and the rest still run. (The config file adds its own.)
+type reloadHook struct {
+	name string
+	run  func() error
+}
+
+// reloadOnHangup runs hooks at each SIGHUP until ctx ends. SIGHUP never ends
+// the host; SIGINT and SIGTERM stay the graceful shutdown.
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, log *slog.Logger, hooks ...reloadHook) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		log.Info("SIGHUP: reloading")
+		for _, h := range hooks {
+			if err := h.run(); err != nil {
+				log.Warn("reload failed; kept as it was", "part", h.name, "err", err)
+				continue
+			}
+			log.Info("reloaded", "part", h.name)
+		}
+	}
+}
+
+// frontDoorReload re-reads the trusted CA keys and re-applies the
+// admission limits; users and their keys need nothing (authorized_keys is
+// read at each login).
+func frontDoorReload(srv *sshd.Server, c *serveConfig) reloadHook {
+	return reloadHook{"front door", func() error {
+		return srv.Reload(sshd.Limits{
+			MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups),
+			TrustedUserCAKeys: c.trustedUserCAKeys,
+		})
+	}}
+}
