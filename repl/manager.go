@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +60,11 @@ type Config struct {
 	// ModuleAllowed says which standard packages fetched modules may
 	// import (the sessions' allowlist); nil: all but unsafe.
 	ModuleAllowed modules.Checker
+	// UserMaxSessions overrides MaxSessionsPerUser for the users it names;
+	// nil: none.
+	UserMaxSessions map[string]int
+	// Events receives session events (audit log, metrics); nil: none.
+	Events Events
 }
 
 // Manager owns the sessions of a host: it creates them, finds them for
@@ -174,9 +178,9 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 			n++
 		}
 	}
-	if n >= m.cfg.MaxSessionsPerUser {
+	if max := m.maxSessions(owner); n >= max {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d of %d in use; end one with kill UUID", ErrTooManySessions, n, m.cfg.MaxSessionsPerUser)
+		return nil, fmt.Errorf("%w: %d of %d in use; end one with kill UUID", ErrTooManySessions, n, max)
 	}
 	m.creating[owner]++ // the directory is made outside the lock
 	m.mu.Unlock()
@@ -208,6 +212,7 @@ func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
 		return nil, err
 	}
 	m.cfg.Logger.Info("session created", "session", md.ID, "user", owner)
+	m.emit(Event{Kind: EventSessionCreated, User: owner, Session: md.ID})
 	return s, nil
 }
 
@@ -272,12 +277,7 @@ func (m *Manager) List(owner string) []Info {
 		}
 	}
 	m.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
-		}
-		return out[i].ID < out[j].ID
-	})
+	sortInfos(out)
 	return out
 }
 
@@ -293,7 +293,7 @@ func (m *Manager) Kill(owner, id string) error {
 	}
 	m.dropLocked(s)
 	m.mu.Unlock()
-	m.finish(s, "session killed")
+	m.finish(s, reasonKilled)
 	return nil
 }
 
@@ -324,6 +324,7 @@ func (m *Manager) finish(s *Session, reason string) {
 		m.cfg.Logger.Warn("remove session directory", "session", s.id, "err", err)
 	}
 	m.cfg.Logger.Info("session ended", "session", s.id, "user", s.owner, "reason", reason)
+	m.emitEnd(s, reason)
 }
 
 // Shutdown ends every interpreter and keeps every session on disk as

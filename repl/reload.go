@@ -21,13 +21,13 @@ func (s *Session) Reload(ctx context.Context, notice io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	fresh, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		return fmt.Errorf("start interpreter: %w", err)
 	}
 	s.stdout.set(nil)
 	s.stderr.set(nil)
-	i, err := replayCells(ctx, fresh, cells)
+	i, err := fresh.Replay(ctx, cells)
 	if err != nil {
 		fresh.Close()
 		if ctx.Err() != nil {

@@ -130,9 +130,12 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 	}
 	s.stdout.set(stdout)
 	s.stderr.set(stderr)
+	start := time.Now()
 	err := s.ev.Eval(ctx, cell, show)
+	s.m.emit(Event{Kind: EventCell, User: s.owner, Session: s.id, Outcome: CellOutcome(err), Duration: time.Since(start), Code: cell})
 	var crash *sandbox.CrashError
 	if errors.As(err, &crash) {
+		s.m.emit(Event{Kind: EventSessionCrashed, User: s.owner, Session: s.id, Reason: crash.Reason})
 		if errors.Is(err, context.Canceled) {
 			// Interrupted, but the cell would not stop (a native call):
 			// its worker was ended.
@@ -189,7 +192,7 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) error {
 	if err := s.cleanTemps(); err != nil {
 		return err
 	}
-	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		return fmt.Errorf("start interpreter: %w", err)
 	}
@@ -213,9 +216,14 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(cells) == 0 {
+		return nil
+	}
 	s.stdout.set(nil)
 	s.stderr.set(nil)
-	i, err := replayCells(ctx, s.ev, cells)
+	start := time.Now()
+	i, err := s.ev.Replay(ctx, cells)
+	s.m.emit(Event{Kind: EventSessionRestored, User: s.owner, Session: s.id, Cells: i, Duration: time.Since(start), Outcome: CellOutcome(err)})
 	if err == nil {
 		return nil
 	}
@@ -237,28 +245,6 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) error {
 		return s.ensureLoaded(ctx, notice)
 	}
 	return nil
-}
-
-// Replayer is an Evaluator that runs a whole journal in one call: a worker
-// process then costs one round trip per restore, not one per cell. Replay
-// runs cells in order, their output discarded, and stops at the first that
-// fails: it returns that cell's index and error, or len(cells) and nil.
-type Replayer interface {
-	Replay(ctx context.Context, cells []string) (int, error)
-}
-
-// replayCells runs cells in ev, in one call if ev is a Replayer; it
-// returns the index and error of the first cell that fails.
-func replayCells(ctx context.Context, ev Evaluator, cells []string) (int, error) {
-	if r, ok := ev.(Replayer); ok {
-		return r.Replay(ctx, cells)
-	}
-	for i, c := range cells {
-		if err := ev.Eval(ctx, c, false); err != nil {
-			return i, err
-		}
-	}
-	return len(cells), nil
 }
 
 // cellSummary is the first line of a cell, short enough for a notice.

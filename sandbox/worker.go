@@ -383,7 +383,7 @@ func decodeResult(r reply, want byte) (resultMsg, error) {
 }
 
 // Replay runs a session's journal in the worker, its output discarded, in
-// a few messages rather than one round trip per cell (repl.Replayer). It
+// a few messages rather than one round trip per cell (repl.Evaluator). It
 // stops at the first cell that fails and returns its index and error, or
 // len(cells) and nil.
 func (w *Worker) Replay(ctx context.Context, cells []string) (int, error) {
