@@ -1,6 +1,10 @@
 package repl
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+	"time"
+)
 
 // ListAll returns every session of the host, of every user, oldest first:
 // for operators (the admin socket, admin users).
@@ -45,4 +49,11 @@ func sortInfos(out []Info) {
 		}
 		return out[i].ID < out[j].ID
 	})
+}
+
+// FormatInfo is a session's line in an operator's listing: uuid, owner,
+// state, created, last used.
+func FormatInfo(info Info) string {
+	return fmt.Sprintf("%s %s %s %s %s", info.ID, info.Owner, info.State,
+		info.Created.UTC().Format(time.RFC3339), info.LastUsed.UTC().Format(time.RFC3339))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gliderlabs/ssh"
+	"github.com/replhost/replhost/repl"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -20,12 +21,14 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 	ok := s.cfg.Users.Authorized(ctx.User(), key)
 	if !ok {
 		s.log.Debug("public key refused", "user", ctx.User(), "remote", ctx.RemoteAddr().String(), "key", gossh.FingerprintSHA256(key))
+		s.loginEvent(ctx, key, "key not authorized")
 		return false
 	}
 	if done, _ := ctx.Value(ctxAuthed).(*atomic.Bool); done != nil && !done.Swap(true) {
 		s.gate.leave()
 	}
 	s.log.Info("authenticated", "user", ctx.User(), "remote", ctx.RemoteAddr().String(), "key", gossh.FingerprintSHA256(key))
+	s.loginEvent(ctx, key, "")
 	return true
 }
 
@@ -35,6 +38,7 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 func (s *Server) onConnect(ctx ssh.Context, conn net.Conn) net.Conn {
 	if !s.gate.enter() {
 		s.log.Warn("connection refused: too many unauthenticated connections", "remote", conn.RemoteAddr().String())
+		s.emit(repl.Event{Kind: repl.EventLoginRefused, Remote: conn.RemoteAddr().String(), Reason: "too many unauthenticated connections"})
 		return nil
 	}
 	authed := new(atomic.Bool)

@@ -46,6 +46,8 @@ type Config struct {
 	// MaxUnauthenticated caps connections still in the handshake (OpenSSH's
 	// MaxStartups); zero: 64.
 	MaxUnauthenticated int
+	// Events receives logins and refusals (audit log, metrics); nil: none.
+	Events repl.Events
 }
 
 // Server is the SSH server of a host.
