@@ -66,7 +66,6 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-
 // given is the set of flags set so far (on the command line, then from
 // the environment).
 func given(fs *flag.FlagSet) map[string]bool {

@@ -27,11 +27,11 @@ import (
 // variables, then the --config file, then the defaults.
 type serveConfig struct {
 	config, listen, root, isolation, logFormat, metricsListen, auditLog string
-	sessionTTL, evalTimeout, execEvalTimeout, loginGrace              time.Duration
-	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize        byteSize
-	maxSessions, maxAuthTries, maxChannels, poolSize, auditLogBackups int
-	auditCode                                                         bool
-	allowPkg                                                          listFlag
+	sessionTTL, evalTimeout, execEvalTimeout, loginGrace                time.Duration
+	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize          byteSize
+	maxSessions, maxAuthTries, maxChannels, poolSize, auditLogBackups   int
+	auditCode                                                           bool
+	allowPkg                                                            listFlag
 
 	users map[string]userLimits // [users.NAME] of the config file
 }
