@@ -38,7 +38,7 @@ func printHelp(fs *flag.FlagSet, usage string, w io.Writer) {
 	fmt.Fprintf(w, "\nflags (each also from $%s<FLAG>):\n", envPrefix)
 	fs.VisitAll(func(f *flag.Flag) {
 		def := ""
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		fmt.Fprintf(w, "  --%s\n    \t%s%s\n", f.Name, f.Usage, def)

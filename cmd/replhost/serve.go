@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -49,7 +50,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.isolation, "isolation", "process", "process: each session in its own worker process, confined by the kernel (Landlock, a memory cgroup); inproc: every interpreter in the host process, symbol, package and file-name isolation only, for trusted single-tenant use")
 	fs.DurationVar(&c.sessionTTL, "session-ttl", 30*time.Minute, "evict a detached session this long after its last use")
 	fs.DurationVar(&c.evalTimeout, "eval-timeout", 0, "bound on each interactive cell (0: none)")
-	fs.DurationVar(&c.execEvalTimeout, "exec-eval-timeout", 60*time.Second, "bound on the cell of an eval command")
+	fs.DurationVar(&c.execEvalTimeout, "exec-eval-timeout", 0, "bound on the cell of an eval command (0: --eval-timeout if set, else 60s)")
 	fs.Var(&c.memory, "memory", "memory cap per session (e.g. 512MiB, 2g)")
 	fs.Var(&c.outputCap, "output-cap", "output one cell may write before it is cut")
 	fs.Var(&c.maxUpload, "max-upload", "largest artifact upload, archives included")
@@ -171,7 +172,7 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	}
 	srv, err := sshd.New(sshd.Config{
 		Manager: mgr, Users: dir, HostKey: hostKey, Logger: log, Events: events,
-		EvalTimeout: c.evalTimeout, ExecEvalTimeout: c.execEvalTimeout,
+		EvalTimeout: c.evalTimeout, ExecEvalTimeout: cmp.Or(c.execEvalTimeout, c.evalTimeout),
 		HandshakeTimeout: c.loginGrace, MaxAuthTries: c.maxAuthTries, MaxChannels: c.maxChannels,
 	})
 	if err != nil {
