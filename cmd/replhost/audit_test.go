@@ -162,3 +162,50 @@ func TestAuditLogHasNoTornLineAfterSIGKILL(t *testing.T) {
 		t.Errorf("%d cell lines of the first session; want the 50 that finished", n)
 	}
 }
+
+// Uploads, removals and UDF calls are audited with their sizes, hashes and
+// record counts; the same events reach /metrics.
+func TestAuditLogOfArtifactsAndUDFCalls(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	h := startHostProc(t, root, "--audit-log", logPath, "--metrics-listen", "127.0.0.1:0")
+	c := dialHost(t, h)
+	id := strings.TrimSpace(testhost.RunOn(t, c, "new", "").Stdout)
+	const body = "hello, audit\n"
+	if r := testhost.RunOn(t, c, "artifacts add --session "+id+" files/a.txt", body); r.Status != 0 {
+		t.Fatalf("artifacts add: %+v", r)
+	}
+	if r := testhost.RunOn(t, c, "artifacts rm --session "+id+" files/a.txt", ""); r.Status != 0 {
+		t.Fatalf("artifacts rm: %+v", r)
+	}
+	expectOn(t, c, "eval --session "+id+` import "udf"; import "errors"; udf.Register("up", func(s string) (string, error) { if s == "bad" { return "", errors.New("bad record") }; return s + "!", nil })`, "")
+	if r := testhost.RunOn(t, c, "udf call --session "+id+" up", "a\nbad\nc"); r.Stdout != "a!\nc!\n" || !strings.Contains(r.Stderr, "bad record") {
+		t.Fatalf("udf call: %+v", r)
+	}
+	_, metrics := scrapeMetrics(t, h, "/metrics")
+	h.Stop(t)
+	var added, removed, called bool
+	for _, l := range readAudit(t, logPath) {
+		switch {
+		case l.Event == "artifact-added" && l.Session == id:
+			added = l.Name == "files/a.txt" && l.Size != nil && *l.Size == int64(len(body)) && l.SHA256 == sha(body)
+		case l.Event == "artifact-removed" && l.Session == id:
+			removed = l.Name == "files/a.txt"
+		case l.Event == "udf-call" && l.Session == id:
+			called = l.Name == "up" && l.Records != nil && *l.Records == 3 && l.Failed != nil && *l.Failed == 1
+			if !called {
+				t.Errorf("udf-call line %+v; want up, 3 records, 1 failed", l)
+			}
+		}
+	}
+	if !added || !removed || !called {
+		t.Errorf("artifact-added %v, artifact-removed %v, udf-call %v; want each, with its fields", added, removed, called)
+	}
+	wantMetrics(t, metrics,
+		`replhost_artifacts_total{change="added"} 1`,
+		`replhost_artifacts_total{change="removed"} 1`,
+		fmt.Sprintf(`replhost_artifact_bytes_total %d`, len(body)),
+		`replhost_udf_records_total{result="ok"} 2`,
+		`replhost_udf_records_total{result="failed"} 1`,
+	)
+}
