@@ -70,6 +70,11 @@ type Store struct {
 	// name exists and the renames that follow) and guards sums.
 	mu   sync.Mutex
 	sums map[string]sum
+
+	// OnChange is told of each artifact added (with its size and sha256)
+	// and removed (its name only), after the change; nil: nobody. Set it
+	// before the store is used.
+	OnChange func(added bool, info Info)
 }
 
 // sum is a cached SHA-256, valid while the file keeps its size and mtime.
@@ -223,6 +228,14 @@ func (s *Store) syncDir(dir string) error {
 // Remove removes an artifact: a file or a folder below classes/src/ or
 // files/, or an archive together with the folder it was unpacked into.
 func (s *Store) Remove(name string) error {
+	err := s.remove(name)
+	if err == nil && s.OnChange != nil {
+		s.OnChange(false, Info{Name: name})
+	}
+	return err
+}
+
+func (s *Store) remove(name string) error {
 	n, err := ParseName(name)
 	if err != nil {
 		return err

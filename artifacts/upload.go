@@ -250,7 +250,11 @@ func (u *Upload) Commit(wantSHA256 string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return u.s.commit(u.name, u.n, u.tmp, u.size, sum)
+	info, err := u.s.commit(u.name, u.n, u.tmp, u.size, sum)
+	if err == nil && u.s.OnChange != nil {
+		u.s.OnChange(true, info)
+	}
+	return info, err
 }
 
 // finish fsyncs, hashes and verifies the temporary file, then closes it.

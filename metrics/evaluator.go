@@ -2,71 +2,55 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
 	"github.com/replhost/replhost/repl"
-	"github.com/replhost/replhost/sandbox"
 	"github.com/replhost/replhost/udf"
 )
 
-// Count wraps a NewEvaluator so that every cell is counted by outcome.
+// Count wraps a NewEvaluator so that interpreter starts, the wait for
+// them, and the calls into them are counted. Cells are counted from the
+// session's events (Record), which tell user cells from replays.
 func (m *Metrics) Count(next repl.NewEvaluator) repl.NewEvaluator {
 	return func(ctx context.Context, spec repl.EvaluatorSpec) (repl.Evaluator, error) {
+		start := time.Now()
 		ev, err := next(ctx, spec)
+		m.workerWait.Observe(time.Since(start).Seconds())
 		if err != nil {
+			m.workerStarts.WithLabelValues("error").Inc()
 			return nil, err
 		}
-		return &counted{Evaluator: ev, m: m}, nil
+		m.workerStarts.WithLabelValues("ok").Inc()
+		return &counted{next: ev, m: m}, nil
 	}
 }
 
-// counted is an evaluator whose cells are counted; it keeps the UDFs of
-// the evaluator it wraps.
+// counted passes every call on to next, counting it. It does not embed
+// repl.Evaluator: each method is written out, so that a capability added to
+// the interface fails to compile here rather than fall back silently.
 type counted struct {
-	repl.Evaluator
-	m *Metrics
+	next repl.Evaluator
+	m    *Metrics
 }
 
 func (c *counted) Eval(ctx context.Context, cell string, show bool) error {
-	start := time.Now()
-	err := c.Evaluator.Eval(ctx, cell, show)
-	c.m.Observe(Outcome(err), time.Since(start))
-	return err
+	c.m.evalCalls.WithLabelValues("eval").Inc()
+	return c.next.Eval(ctx, cell, show)
 }
 
-// Outcome names the result of a cell for the metrics.
-func Outcome(err error) string {
-	var exit *sandbox.ExitError
-	var crash *sandbox.CrashError
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.As(err, &crash):
-		return "crashed"
-	case errors.As(err, &exit):
-		return "exit"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "interrupted"
-	}
-	return "error"
+func (c *counted) Replay(ctx context.Context, cells []string) (int, error) {
+	c.m.evalCalls.WithLabelValues("replay").Inc()
+	return c.next.Replay(ctx, cells)
 }
 
-var errNoUDFs = errors.New("udf: this session's interpreter holds no UDFs")
+func (c *counted) Complete(word string) []string { return c.next.Complete(word) }
 
-func (c *counted) UDFs() ([]udf.Entry, error) {
-	if h, ok := c.Evaluator.(repl.UDFHost); ok {
-		return h.UDFs()
-	}
-	return nil, errNoUDFs
-}
+func (c *counted) UDFs() ([]udf.Entry, error) { return c.next.UDFs() }
 
 func (c *counted) CallUDF(ctx context.Context, name string, in io.Reader, out, errOut io.Writer) (int, error) {
-	if h, ok := c.Evaluator.(repl.UDFHost); ok {
-		return h.CallUDF(ctx, name, in, out, errOut)
-	}
-	return 0, errNoUDFs
+	c.m.evalCalls.WithLabelValues("udf").Inc()
+	return c.next.CallUDF(ctx, name, in, out, errOut)
 }
+
+func (c *counted) Close() error { return c.next.Close() }

@@ -22,6 +22,7 @@ func (s *Session) Store() (*artifacts.Store, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.notifyArtifacts(st)
 		s.store.st = st
 	}
 	return s.store.st, nil

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/replhost/replhost/sandbox"
+	"github.com/replhost/replhost/udf"
 )
 
 // Evaluator runs the cells of one session. sandbox.Interp (in-process) and
@@ -17,6 +18,16 @@ type Evaluator interface {
 	Eval(ctx context.Context, cell string, show bool) error
 	// Complete returns the completions of the identifier or pkg.Member word.
 	Complete(word string) []string
+	// Replay runs a session's journal: cells in order, their output
+	// discarded, stopping at the first that fails. It returns that cell's
+	// index and error, or len(cells) and nil. A worker runs it in one round
+	// trip, not one per cell: a wrapper must pass it on, not loop over Eval.
+	Replay(ctx context.Context, cells []string) (int, error)
+	// UDFs lists the UDFs the session's code registered.
+	UDFs() ([]udf.Entry, error)
+	// CallUDF streams in, one record per line, through UDF name; results go
+	// to out in input order, one error line per failed record to errOut.
+	CallUDF(ctx context.Context, name string, in io.Reader, out, errOut io.Writer) (failed int, err error)
 	// Close ends the evaluator; safe to call twice.
 	Close() error
 }
@@ -25,7 +36,7 @@ type Evaluator interface {
 // and where the code's output goes.
 type EvaluatorSpec struct {
 	ID             string
-	Owner          string // the session's user: workers share the CPU per user
+	Owner          string // the session's user: per-user limits, workers share the CPU per user
 	Dir            string
 	Stdout, Stderr io.Writer
 }

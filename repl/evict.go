@@ -46,7 +46,7 @@ func (m *Manager) EvictIdle() int {
 	}
 	m.mu.Unlock()
 	for _, s := range victims {
-		m.finish(s, "evicted after idle TTL")
+		m.finish(s, reasonEvicted)
 	}
 	return len(victims)
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,6 +68,11 @@ type Config struct {
 	// ReplayTimeout bounds each cell a restore replays (then one call per
 	// cell); zero: none, and the whole journal is one Replay call.
 	ReplayTimeout time.Duration
+	// UserMaxSessions overrides MaxSessionsPerUser for the users it names;
+	// nil: none.
+	UserMaxSessions map[string]int
+	// Events receives session events (audit log, metrics); nil: none.
+	Events Events
 }
 
 // Manager owns the sessions of a host: it creates them, finds them for
@@ -218,9 +222,9 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 			n++
 		}
 	}
-	if n >= m.cfg.MaxSessionsPerUser {
+	if max := m.maxSessions(owner); n >= max {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d of %d in use; end one with kill UUID", ErrTooManySessions, n, m.cfg.MaxSessionsPerUser)
+		return nil, fmt.Errorf("%w: %d of %d in use; end one with kill UUID", ErrTooManySessions, n, max)
 	}
 	m.creating[owner]++ // the directory is made outside the lock
 	m.mu.Unlock()
@@ -252,6 +256,7 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 		return nil, err
 	}
 	m.cfg.Logger.Info("session created", "session", md.ID, "user", owner)
+	m.emit(Event{Kind: EventSessionCreated, User: owner, Session: md.ID})
 	return s, nil
 }
 
@@ -316,12 +321,7 @@ func (m *Manager) List(owner string) []Info {
 		}
 	}
 	m.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
-		}
-		return out[i].ID < out[j].ID
-	})
+	sortInfos(out)
 	return out
 }
 
@@ -337,7 +337,7 @@ func (m *Manager) Kill(owner, id string) error {
 	}
 	m.dropLocked(s)
 	m.mu.Unlock()
-	m.finish(s, "session killed")
+	m.finish(s, reasonKilled)
 	return nil
 }
 
@@ -368,6 +368,7 @@ func (m *Manager) finish(s *Session, reason string) {
 		m.cfg.Logger.Warn("remove session directory", "session", s.id, "err", err)
 	}
 	m.cfg.Logger.Info("session ended", "session", s.id, "user", s.owner, "reason", reason)
+	m.emitEnd(s, reason)
 }
 
 // Shutdown ends every interpreter and keeps every session on disk as

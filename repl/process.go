@@ -17,3 +17,13 @@ func InWorkers(pool *sandbox.Pool, allow sandbox.Allowlist, memory int64) NewEva
 		})
 	}
 }
+
+// InWorkersFor is InWorkers with each session's worker options (limits per
+// user) chosen by opts; Dir, Stdout and Stderr are the session's.
+func InWorkersFor(pool *sandbox.Pool, opts func(EvaluatorSpec) sandbox.WorkerOptions) NewEvaluator {
+	return func(ctx context.Context, spec EvaluatorSpec) (Evaluator, error) {
+		o := opts(spec)
+		o.Dir, o.Stdout, o.Stderr = spec.Dir, spec.Stdout, spec.Stderr
+		return pool.Get(ctx, o)
+	}
+}

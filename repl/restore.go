@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/replhost/replhost/sandbox"
 )
@@ -136,7 +137,11 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) (int, error) {
 	}
 	s.stdout.set(nil)
 	s.stderr.set(nil)
+	start := time.Now()
 	i, err := s.replayCells(ctx, s.ev, cells)
+	if len(cells) > 0 {
+		s.m.emit(Event{Kind: EventSessionRestored, User: s.owner, Session: s.id, Cells: i, Duration: time.Since(start), Outcome: CellOutcome(err)})
+	}
 	if err == nil {
 		return len(cells), nil
 	}
@@ -156,17 +161,9 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) (int, error) {
 	return i, nil
 }
 
-// Replayer is an Evaluator that runs a whole journal in one call: a worker
-// process then costs one round trip per restore, not one per cell. Replay
-// runs cells in order, their output discarded, and stops at the first that
-// fails: it returns that cell's index and error, or len(cells) and nil.
-type Replayer interface {
-	Replay(ctx context.Context, cells []string) (int, error)
-}
-
 // replayCells runs cells in ev and returns the index and error of the
 // first that fails. With Config.ReplayTimeout, each cell has that long
-// (one call per cell); else it is one call if ev is a Replayer.
+// (one call per cell); else one Replay call.
 func (s *Session) replayCells(ctx context.Context, ev Evaluator, cells []string) (int, error) {
 	if timeout := s.m.cfg.ReplayTimeout; timeout > 0 {
 		for i, c := range cells {
@@ -179,15 +176,7 @@ func (s *Session) replayCells(ctx context.Context, ev Evaluator, cells []string)
 		}
 		return len(cells), nil
 	}
-	if r, ok := ev.(Replayer); ok {
-		return r.Replay(ctx, cells)
-	}
-	for i, c := range cells {
-		if err := ev.Eval(ctx, c, false); err != nil {
-			return i, err
-		}
-	}
-	return len(cells), nil
+	return ev.Replay(ctx, cells)
 }
 
 // announceRestore tells the user how many cells a restore replayed.

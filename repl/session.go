@@ -137,9 +137,12 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 	}
 	s.stdout.set(stdout)
 	s.stderr.set(stderr)
+	start := time.Now()
 	err := s.ev.Eval(ctx, cell, show)
+	s.m.emit(Event{Kind: EventCell, User: s.owner, Session: s.id, Outcome: CellOutcome(err), Duration: time.Since(start), Code: cell})
 	var crash *sandbox.CrashError
 	if errors.As(err, &crash) {
+		s.m.emit(Event{Kind: EventSessionCrashed, User: s.owner, Session: s.id, Reason: crash.Reason})
 		if errors.Is(err, context.Canceled) {
 			// Interrupted, but the cell would not stop (a native call):
 			// its worker was ended.

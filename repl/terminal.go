@@ -59,6 +59,8 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer s.attachTerminal(func(msg string) { cancel(errors.New(msg)) })()
+	s.m.emit(Event{Kind: EventSessionAttached, User: s.owner, Session: s.id})
+	defer s.m.emit(Event{Kind: EventSessionDetached, User: s.owner, Session: s.id})
 
 	it := &interaction{s: s, t: t, out: &crlfWriter{w: t.Out}, ctx: ctx}
 	it.width.Store(int64(termWidth(t.Width)))

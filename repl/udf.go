@@ -2,21 +2,11 @@ package repl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/replhost/replhost/udf"
 )
-
-// UDFHost is an evaluator that holds the session's UDFs (both sandbox
-// evaluators do).
-type UDFHost interface {
-	UDFs() ([]udf.Entry, error)
-	CallUDF(ctx context.Context, name string, in io.Reader, out, errOut io.Writer) (failed int, err error)
-}
-
-var errNoUDFs = errors.New("udf: this session's interpreter holds no UDFs")
 
 // UDFs lists the session's registered UDFs.
 func (s *Session) UDFs(ctx context.Context) ([]udf.Entry, error) {
@@ -25,11 +15,7 @@ func (s *Session) UDFs(ctx context.Context) ([]udf.Entry, error) {
 	if _, err := s.ensureLoaded(ctx, io.Discard); err != nil {
 		return nil, err
 	}
-	h, ok := s.ev.(UDFHost)
-	if !ok {
-		return nil, errNoUDFs
-	}
-	return h.UDFs()
+	return s.ev.UDFs()
 }
 
 // CallUDF streams in, one record per line, through the session's UDF name;
@@ -43,11 +29,14 @@ func (s *Session) CallUDF(ctx context.Context, name string, in io.Reader, out, e
 	if _, err := s.ensureLoaded(ctx, errOut); err != nil {
 		return 0, err
 	}
-	h, ok := s.ev.(UDFHost)
-	if !ok {
-		return 0, errNoUDFs
+	lc := &lineCounter{r: in}
+	failed, err = s.ev.CallUDF(ctx, name, lc, out, errOut)
+	e := Event{Kind: EventUDFCall, User: s.owner, Session: s.id, Name: name, Records: lc.records(), Failed: failed}
+	if err != nil {
+		e.Reason = err.Error()
 	}
-	return h.CallUDF(ctx, name, in, out, errOut)
+	s.m.emit(e)
+	return failed, err
 }
 
 // printUDFs writes the :udfs listing.

@@ -168,3 +168,6 @@ func (p *Pool) Close() error {
 	<-p.done
 	return nil
 }
+
+// Idle is the number of started workers waiting for a session, for metrics.
+func (p *Pool) Idle() int { return len(p.idle) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gliderlabs/ssh"
+	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/users"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -245,13 +246,17 @@ func (s *Server) handshakeFailed(nc net.Conn, err error) {
 }
 
 func (s *Server) event(e AuthEvent) {
-	if s.cfg.OnAuth == nil {
-		return
-	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	s.cfg.OnAuth(e)
+	if s.cfg.OnAuth != nil {
+		s.cfg.OnAuth(e)
+	}
+	ev := repl.Event{Kind: repl.EventLogin, User: e.User, Remote: e.Remote, Key: e.Key}
+	if !e.Accepted {
+		ev.Kind, ev.Reason = repl.EventLoginRefused, e.Reason
+	}
+	s.emit(ev)
 }
 
 // keyFingerprint names a key as sshd logs it; a certificate by its key.

@@ -153,14 +153,30 @@ func (s *Server) cmdAttach(sess ssh.Session, args string) int {
 }
 
 func (s *Server) cmdSessions(sess ssh.Session, args string) int {
-	if strings.TrimSpace(args) != "" {
-		return usageError(sess, s.execs["sessions"].usage)
+	switch strings.TrimSpace(args) {
+	case "":
+		for _, info := range s.cfg.Manager.List(sess.User()) {
+			fmt.Fprintf(sess, "%s %s %s %s\n", info.ID, info.State,
+				info.Created.UTC().Format(time.RFC3339), info.LastUsed.UTC().Format(time.RFC3339))
+		}
+		return 0
+	case "--all":
+		if !s.isAdmin(sess.User()) {
+			return noSuchCommand(sess)
+		}
+		for _, info := range s.cfg.Manager.ListAll() {
+			fmt.Fprintln(sess, repl.FormatInfo(info))
+		}
+		return 0
 	}
-	for _, info := range s.cfg.Manager.List(sess.User()) {
-		fmt.Fprintf(sess, "%s %s %s %s\n", info.ID, info.State,
-			info.Created.UTC().Format(time.RFC3339), info.LastUsed.UTC().Format(time.RFC3339))
-	}
-	return 0
+	return usageError(sess, s.execs["sessions"].usage)
+}
+
+// noSuchCommand answers a non-admin's use of an admin command: the same as
+// for a command that does not exist.
+func noSuchCommand(sess ssh.Session) int {
+	fmt.Fprintln(sess.Stderr(), "error: no such command")
+	return 2
 }
 
 func (s *Server) cmdKill(sess ssh.Session, args string) int {
@@ -168,7 +184,11 @@ func (s *Server) cmdKill(sess ssh.Session, args string) int {
 	if len(f) != 1 {
 		return usageError(sess, s.execs["kill"].usage)
 	}
-	if err := s.cfg.Manager.Kill(sess.User(), f[0]); err != nil {
+	kill := s.cfg.Manager.Kill
+	if s.isAdmin(sess.User()) {
+		kill = func(_, id string) error { return s.cfg.Manager.KillAny(id) }
+	}
+	if err := kill(sess.User(), f[0]); err != nil {
 		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package sshd_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/replhost/replhost/internal/testhost"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
+	"github.com/replhost/replhost/udf"
 )
 
 // 500 sessions, 250 of them killed, a host restart: sessions shows exactly
@@ -101,6 +103,30 @@ func (l *lazyEvaluator) Complete(word string) []string {
 		return ev.Complete(word)
 	}
 	return nil
+}
+
+func (l *lazyEvaluator) Replay(ctx context.Context, cells []string) (int, error) {
+	ev, err := l.get()
+	if err != nil {
+		return 0, err
+	}
+	return ev.Replay(ctx, cells)
+}
+
+func (l *lazyEvaluator) UDFs() ([]udf.Entry, error) {
+	ev, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return ev.UDFs()
+}
+
+func (l *lazyEvaluator) CallUDF(ctx context.Context, name string, in io.Reader, out, errOut io.Writer) (int, error) {
+	ev, err := l.get()
+	if err != nil {
+		return 0, err
+	}
+	return ev.CallUDF(ctx, name, in, out, errOut)
 }
 
 func (l *lazyEvaluator) Close() error {

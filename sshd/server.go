@@ -59,6 +59,8 @@ type Config struct {
 	TrustedUserCAKeys string
 	// OnAuth is told every login decision (an audit log); nil: none.
 	OnAuth func(AuthEvent)
+	// Events receives logins and refusals (audit log, metrics); nil: none.
+	Events repl.Events
 }
 
 // Server is the SSH server of a host.

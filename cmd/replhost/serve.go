@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replhost/replhost/admin"
+	"github.com/replhost/replhost/artifacts"
+	"github.com/replhost/replhost/audit"
 	"github.com/replhost/replhost/metrics"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
@@ -21,34 +24,48 @@ import (
 	"github.com/replhost/replhost/users"
 )
 
-// serveConfig is the host's configuration, from flags and REPLHOST_* variables.
+// serveConfig is the host's configuration: flags, then REPLHOST_*
+// variables, then the --config file, then the defaults.
 type serveConfig struct {
-	listen, root, isolation, logFormat, metricsListen string
-	sessionTTL, evalTimeout                           time.Duration
-	memory                                            byteSize
-	maxSessions                                       int
-	allowPkg                                          listFlag
-	workerUser                                        string
-	maxThreads                                        int
-	disk                                              byteSize
-	maxStartups                                       sshd.MaxStartups
-	perSourceMaxStartups                              sshd.PerSourceLimit
-	trustedUserCAKeys                                 string
+	config, listen, root, isolation, logFormat, metricsListen, auditLog string
+	sessionTTL, evalTimeout, execEvalTimeout, loginGrace                time.Duration
+	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize, disk    byteSize
+	maxSessions, maxAuthTries, maxChannels, poolSize, auditLogBackups   int
+	maxThreads                                                          int
+	auditCode                                                           bool
+	allowPkg                                                            listFlag
+	workerUser, trustedUserCAKeys                                       string
+	maxStartups                                                         sshd.MaxStartups
+	perSourceMaxStartups                                                sshd.PerSourceLimit
+
+	users map[string]userLimits // [users.NAME] of the config file
 }
 
-func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
-	c := &serveConfig{memory: 512 << 20, disk: sandbox.DefaultDisk, maxStartups: sshd.DefaultMaxStartups}
-	fs := flag.NewFlagSet("replhost serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+const serveUsage = "replhost [serve] [flags]"
+
+func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
+	c := &serveConfig{memory: 512 << 20, outputCap: sandbox.DefaultOutputCap,
+		maxUpload: byteSize(artifacts.DefaultLimits.MaxFileBytes), maxUnpacked: byteSize(artifacts.DefaultLimits.MaxUnpackedBytes),
+		auditLogMaxSize: 100 << 20, disk: sandbox.DefaultDisk, maxStartups: sshd.DefaultMaxStartups}
+	fs := newFlagSet("replhost serve", serveUsage, stdout, stderr)
+	fs.StringVar(&c.config, "config", "", "TOML file of settings: these flags by name, and [users.NAME] tables of per-user limits")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:2222", "address to listen on")
 	fs.StringVar(&c.root, "root", "./replhost-root", "directory of the host's state: host key, users, sessions")
 	fs.StringVar(&c.isolation, "isolation", "process", "process: each session in its own worker process, confined by the kernel (Landlock, a memory cgroup); inproc: every interpreter in the host process, symbol, package and file-name isolation only, for trusted single-tenant use")
 	fs.DurationVar(&c.sessionTTL, "session-ttl", 30*time.Minute, "evict a detached session this long after its last use")
-	fs.DurationVar(&c.evalTimeout, "eval-timeout", 0, "bound on each interactive cell (0: none); the eval command uses 60s unless this is set")
-	fs.Var(&c.memory, "memory", "memory cap per session (e.g. 512MiB)")
+	fs.DurationVar(&c.evalTimeout, "eval-timeout", 0, "bound on each interactive cell (0: none)")
+	fs.DurationVar(&c.execEvalTimeout, "exec-eval-timeout", 0, "bound on the cell of an eval command (0: --eval-timeout if set, else 60s)")
+	fs.Var(&c.memory, "memory", "memory cap per session (e.g. 512MiB, 2g)")
+	fs.Var(&c.outputCap, "output-cap", "output one cell may write before it is cut")
+	fs.Var(&c.maxUpload, "max-upload", "largest artifact upload, archives included")
+	fs.Var(&c.maxUnpacked, "max-unpacked", "bytes one archive may unpack to")
 	fs.IntVar(&c.maxSessions, "max-sessions-per-user", 16, "sessions a user may have at once")
+	fs.IntVar(&c.maxChannels, "max-sessions-per-connection", 10, "session channels open at once on one SSH connection (OpenSSH's MaxSessions)")
+	fs.IntVar(&c.maxAuthTries, "max-auth-tries", 6, "failed authentication attempts before a connection is closed (OpenSSH's MaxAuthTries)")
+	fs.DurationVar(&c.loginGrace, "login-grace-time", 30*time.Second, "close a connection not authenticated by then (OpenSSH's LoginGraceTime)")
+	fs.IntVar(&c.poolSize, "pool-size", sandbox.DefaultPoolSize, "idle worker processes kept started for new sessions (process isolation)")
 	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
-	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus metrics (off when empty)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus /metrics, /healthz and /readyz (off when empty)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.workerUser, "worker-user", "", "uids workers run as: FIRST-LAST (one per session), a user or uid (shared), or empty: one per session from a range picked by --root (when root)")
 	fs.IntVar(&c.maxThreads, "max-threads", sandbox.DefaultMaxThreads, "threads per session's worker (pids cgroup)")
@@ -56,25 +73,43 @@ func serveFlags(stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Var(&c.maxStartups, "max-startups", "start:rate:full: past start unauthenticated connections refuse new ones with rate% chance, rising to all at full (sshd's MaxStartups)")
 	fs.Var(&c.perSourceMaxStartups, "per-source-max-startups", "unauthenticated connections one address may hold, or none")
 	fs.StringVar(&c.trustedUserCAKeys, "trusted-user-ca-keys", "", "file of CA public keys whose user certificates log in the user named as a principal")
+	fs.StringVar(&c.auditLog, "audit-log", "", "file of the audit log, JSON lines (off when empty)")
+	fs.BoolVar(&c.auditCode, "audit-code", false, "log each cell's source in the audit log, not only its sha256")
+	fs.Var(&c.auditLogMaxSize, "audit-log-max-size", "rotate the audit log at this size")
+	fs.IntVar(&c.auditLogBackups, "audit-log-backups", 0, "rotated audit logs to keep (0: all)")
 	return fs, c
+}
+
+// parseServe reads serve's settings: flags, environment, config file.
+func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, int, bool) {
+	fs, c := serveFlags(stdout, stderr)
+	pos, code, ok := parseCommand(fs, args, stderr)
+	if !ok {
+		return nil, code, false
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "replhost: serve takes no arguments, got %q\n", pos)
+		return nil, 2, false
+	}
+	if c.config != "" {
+		fc, err := readConfig(c.config)
+		if err == nil {
+			err = fc.apply(fs, given(fs))
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "replhost: %v\n", err)
+			return nil, 2, false
+		}
+		c.users = fc.users
+	}
+	return c, 0, true
 }
 
 // serve runs the host until SIGINT or SIGTERM.
 func serve(args []string, stdout, stderr io.Writer) int {
-	fs, c := serveFlags(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if err := applyEnv(fs); err != nil {
-		fmt.Fprintf(stderr, "replhost: %v\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "replhost: serve takes no arguments, got %q\n", fs.Args())
-		return 2
+	c, code, ok := parseServe(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -102,11 +137,13 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	newEval, stopEval, err := evaluatorFor(c)
+	newEval, pool, err := evaluatorFor(c)
 	if err != nil {
 		return err
 	}
-	defer stopEval()
+	if pool != nil {
+		defer pool.Close()
+	}
 	if err := os.MkdirAll(c.root, 0o700); err != nil {
 		return fmt.Errorf("create root: %w", err)
 	}
@@ -123,22 +160,38 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	}
 	dir := users.Open(c.root)
 	var mgr *repl.Manager
+	var sinks []repl.Events
+	if c.auditLog != "" {
+		al := audit.Open(audit.Options{Path: c.auditLog, MaxSize: int64(c.auditLogMaxSize),
+			MaxBackups: c.auditLogBackups, Code: c.auditCode, Errors: log})
+		defer al.Close()
+		sinks = append(sinks, al.Record)
+	}
 	var met *metrics.Metrics
 	if c.metricsListen != "" {
-		met = metrics.New(func() map[repl.State]int { return mgr.Counts() })
+		src := metrics.Sources{Sessions: func() map[repl.State]int { return mgr.Counts() }}
+		if pool != nil {
+			src.IdleWorkers = pool.Idle
+		}
+		met = metrics.New(src)
 		newEval = met.Count(newEval)
+		sinks = append(sinks, met.Record)
 	}
+	events := fanout(sinks)
 	mgr, err = repl.NewManager(repl.Config{
 		Root: c.root, NewEvaluator: newEval, SessionTTL: c.sessionTTL,
-		MaxSessionsPerUser: c.maxSessions, Logger: log,
-		CheckOwner: configuredUser(dir), ReplayTimeout: c.evalTimeout,
+		MaxSessionsPerUser: c.maxSessions, Logger: log, Events: events,
+		UserMaxSessions: c.userMaxSessions(),
+		Artifacts:       artifacts.Limits{MaxFileBytes: int64(c.maxUpload), MaxUnpackedBytes: int64(c.maxUnpacked)},
+		CheckOwner:      configuredUser(dir), ReplayTimeout: c.evalTimeout,
 	})
 	if err != nil {
 		return err
 	}
 	srv, err := sshd.New(sshd.Config{
-		Manager: mgr, Users: dir, HostKey: hostKey, Logger: log,
-		EvalTimeout: c.evalTimeout, ExecEvalTimeout: c.evalTimeout,
+		Manager: mgr, Users: dir, HostKey: hostKey, Logger: log, Events: events,
+		EvalTimeout: c.evalTimeout, ExecEvalTimeout: cmp.Or(c.execEvalTimeout, c.evalTimeout),
+		HandshakeTimeout: c.loginGrace, MaxAuthTries: c.maxAuthTries, MaxChannels: c.maxChannels,
 		MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups), TrustedUserCAKeys: c.trustedUserCAKeys,
 	})
 	if err != nil {
@@ -153,17 +206,24 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		l.Close()
 		return err
 	}
+	al, err := admin.Listen(c.root)
+	if err != nil {
+		l.Close()
+		return err
+	}
 	log.Info("replhost listening", "addr", l.Addr().String(), "root", c.root, "isolation", c.isolation)
-	evictCtx, stopEvict := context.WithCancel(ctx)
-	defer stopEvict()
-	go mgr.RunEvictor(evictCtx, 0)
+	bgCtx, stopBg := context.WithCancel(ctx)
+	defer stopBg()
+	go mgr.RunEvictor(bgCtx, 0)
+	go admin.Serve(bgCtx, al, mgr)
 	if met != nil {
 		ml, err := net.Listen("tcp", c.metricsListen)
 		if err != nil {
 			return fmt.Errorf("--metrics-listen: %w", err)
 		}
 		log.Info("metrics listening", "addr", ml.Addr().String())
-		go met.Serve(evictCtx, ml)
+		go met.Serve(bgCtx, ml)
+		met.SetReady(true)
 	}
 
 	serveErr := make(chan error, 1)
@@ -174,6 +234,9 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	if met != nil {
+		met.SetReady(false)
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go srv.Shutdown(shutdownCtx) // stop accepting; open connections end as their sessions detach
@@ -187,14 +250,49 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// evaluatorFor returns how sessions get their interpreter, and what to
-// stop at shutdown. Process isolation needs Landlock: without it the host
-// refuses to start rather than run sessions unconfined.
-func evaluatorFor(c *serveConfig) (repl.NewEvaluator, func(), error) {
+// fanout sends each event to every sink; nil when there are none, so that
+// the host does no work for events nobody reads.
+func fanout(sinks []repl.Events) repl.Events {
+	switch len(sinks) {
+	case 0:
+		return nil
+	case 1:
+		return sinks[0]
+	}
+	return func(e repl.Event) {
+		for _, s := range sinks {
+			s(e)
+		}
+	}
+}
+
+func (c *serveConfig) userMaxSessions() map[string]int {
+	m := map[string]int{}
+	for name, u := range c.users {
+		if u.MaxSessions > 0 {
+			m[name] = u.MaxSessions
+		}
+	}
+	return m
+}
+
+// memoryFor is the memory cap of user's sessions.
+func (c *serveConfig) memoryFor(user string) int64 {
+	if u, ok := c.users[user]; ok && u.Memory > 0 {
+		return int64(u.Memory)
+	}
+	return int64(c.memory)
+}
+
+// evaluatorFor returns how sessions get their interpreter, and the worker
+// pool to close at shutdown (nil in process). Process isolation needs
+// Landlock: without it the host refuses to start rather than run sessions
+// unconfined.
+func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 	allow := sandbox.NewAllowlist(c.allowPkg)
 	switch c.isolation {
 	case "inproc":
-		return repl.InProcess(allow), func() {}, nil
+		return repl.InProcess(allow), nil, nil
 	case "process":
 		if err := sandbox.LandlockAvailable(); err != nil {
 			return nil, nil, err
@@ -203,8 +301,16 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		pool := sandbox.NewPool(sandbox.PoolOptions{MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
-		return repl.InWorkers(pool, allow, int64(c.memory)), func() { pool.Close() }, nil
+		size := c.poolSize
+		if size == 0 {
+			size = -1 // PoolOptions: 0 is the default, negative none
+		}
+		pool := sandbox.NewPool(sandbox.PoolOptions{Size: size, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
+		outputCap := int64(c.outputCap)
+		return repl.InWorkersFor(pool, func(spec repl.EvaluatorSpec) sandbox.WorkerOptions {
+			return sandbox.WorkerOptions{Allow: allow, Memory: c.memoryFor(spec.Owner), Disk: int64(c.disk),
+				OutputCap: outputCap, Group: spec.Owner, MaxThreads: c.maxThreads}
+		}), pool, nil
 	}
 	return nil, nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)
 }

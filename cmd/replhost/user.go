@@ -1,36 +1,39 @@
 package main
 
 import (
-	"flag"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/replhost/replhost/admin"
+	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/users"
 )
 
+const userUsage = "replhost user add [--admin] NAME PUBKEY_FILE | user ls | user rm NAME"
+
 // userCmd runs `replhost user add|ls|rm`.
 func userCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, "replhost: usage: replhost user add NAME PUBKEY_FILE | user ls | user rm NAME\n")
-		return 2
+	sub := ""
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		sub, args = args[0], args[1:]
 	}
-	sub, args := args[0], args[1:]
-	fs := flag.NewFlagSet("replhost user "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("replhost user "+sub, userUsage, stdout, stderr)
 	root := rootFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return 2
+	var isAdmin bool
+	if sub == "add" {
+		fs.BoolVar(&isAdmin, "admin", false, "the user may list and kill every user's sessions over SSH (sessions --all, kill UUID)")
 	}
-	if err := applyEnv(fs); err != nil {
-		fmt.Fprintf(stderr, "replhost: %v\n", err)
-		return 2
+	rest, code, ok := parseCommand(fs, args, stderr)
+	if !ok {
+		return code
 	}
 	dir := users.Open(*root)
-	rest := fs.Args()
 	switch {
 	case sub == "add" && len(rest) == 2:
-		return userAdd(dir, rest[0], rest[1], stdout, stderr)
+		return userAdd(dir, rest[0], rest[1], isAdmin, stdout, stderr)
 	case sub == "ls" && len(rest) == 0:
 		names, err := dir.List()
 		if err != nil {
@@ -38,22 +41,20 @@ func userCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		for _, n := range names {
+			if dir.IsAdmin(n) {
+				n += " (admin)"
+			}
 			fmt.Fprintln(stdout, n)
 		}
 		return 0
 	case sub == "rm" && len(rest) == 1:
-		if err := dir.Remove(rest[0]); err != nil {
-			fmt.Fprintf(stderr, "replhost: user rm: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "removed user %s\n", rest[0])
-		return 0
+		return userRm(*root, dir, rest[0], stdout, stderr)
 	}
-	fmt.Fprint(stderr, "replhost: usage: replhost user add NAME PUBKEY_FILE | user ls | user rm NAME\n")
+	fmt.Fprintf(stderr, "replhost: usage: %s\n", userUsage)
 	return 2
 }
 
-func userAdd(dir *users.Dir, name, keyFile string, stdout, stderr io.Writer) int {
+func userAdd(dir *users.Dir, name, keyFile string, isAdmin bool, stdout, stderr io.Writer) int {
 	var key []byte
 	var err error
 	if keyFile == "-" {
@@ -66,10 +67,55 @@ func userAdd(dir *users.Dir, name, keyFile string, stdout, stderr io.Writer) int
 		return 1
 	}
 	n, err := dir.Add(name, key)
+	if err == nil && isAdmin {
+		err = dir.SetAdmin(name, true)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "replhost: user add: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "user %s: %d key(s) added\n", name, n)
+	role := ""
+	if isAdmin {
+		role = " (admin)"
+	}
+	fmt.Fprintf(stdout, "user %s%s: %d key(s) added\n", name, role, n)
 	return 0
+}
+
+// userRm removes the user, so it cannot log in again, then ends its
+// sessions: through the running host's admin socket, or, with no host,
+// by removing them from the root.
+func userRm(root string, dir *users.Dir, name string, stdout, stderr io.Writer) int {
+	if err := dir.Remove(name); err != nil {
+		fmt.Fprintf(stderr, "replhost: user rm: %v\n", err)
+		return 1
+	}
+	n, err := killUserSessions(root, name)
+	if err != nil {
+		fmt.Fprintf(stderr, "replhost: user rm: user %s removed, but its sessions were not ended: %v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "removed user %s (%d session(s) ended)\n", name, n)
+	return 0
+}
+
+func killUserSessions(root, name string) (int, error) {
+	c, err := admin.Dial(root)
+	if err == nil {
+		return c.KillUser(name)
+	}
+	if !errors.Is(err, admin.ErrNoHost) {
+		return 0, err
+	}
+	if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	// No host: the sessions are on disk only; a Manager removes them as a
+	// host would (it starts no interpreter for that).
+	m, err := repl.NewManager(repl.Config{Root: root})
+	if err != nil {
+		return 0, err
+	}
+	defer m.Shutdown(context.Background())
+	return m.KillUser(name), nil
 }
