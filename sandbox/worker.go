@@ -313,8 +313,25 @@ type InterruptedError struct {
 	crash  *CrashError
 }
 
-func (e *InterruptedError) Error() string   { return "interrupted; " + e.crash.Error() }
-func (e *InterruptedError) Unwrap() []error { return []error{e.ctxErr, e.crash} }
+func (e *InterruptedError) Error() string {
+	if e.crash == nil {
+		return "interrupted"
+	}
+	return "interrupted; " + e.crash.Error()
+}
+
+// Unwrap gives the interrupt's context error and the crash, those set: a
+// nil *CrashError in the list would be a non-nil error.
+func (e *InterruptedError) Unwrap() []error {
+	var errs []error
+	if e.ctxErr != nil {
+		errs = append(errs, e.ctxErr)
+	}
+	if e.crash != nil {
+		errs = append(errs, e.crash)
+	}
+	return errs
+}
 
 // request sends a request and awaits its reply (see send and await).
 func (w *Worker) request(ctx context.Context, typ byte, payload []byte, reply byte, maxRecords int) (ev event, canceled bool, err error) {
