@@ -63,10 +63,35 @@ func bootstrap(root, listen string, hostKey gossh.Signer, dir *users.Dir, out io
 		return err
 	}
 	if generated != "" {
+		key := filepath.Join(dir.Path(generated), "id_ed25519")
+		cfg := filepath.Join(root, sshConfigFile)
+		if err := writeSSHConfig(cfg, host, port, generated, key, knownHosts); err != nil {
+			return err
+		}
 		fmt.Fprintf(out, "log in with:\n  ssh -i %s -o IdentitiesOnly=yes -o UserKnownHostsFile=%s -p %s %s@%s\n",
-			filepath.Join(dir.Path(generated), "id_ed25519"), knownHosts, port, generated, sshHost(host))
+			key, knownHosts, port, generated, sshHost(host))
+		fmt.Fprintf(out, "or, with the same options from %s (scp -F and sftp -F too):\n  ssh -F %s replhost\n", cfg, cfg)
 	}
 	return nil
+}
+
+// sshConfigFile is an ssh_config with one Host entry, "replhost", that
+// carries every option the printed command has: `ssh -F ROOT/ssh_config
+// replhost`, `scp -F ...` and `sftp -F ...` work as they are pasted, and
+// the entry can be copied into ~/.ssh/config.
+const sshConfigFile = "ssh_config"
+
+func writeSSHConfig(name, host, port, user, key, knownHosts string) error {
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	text := fmt.Sprintf("# Written by replhost on first start; copy into ~/.ssh/config to use it without -F.\n"+
+		"Host replhost\n  HostName %s\n  Port %s\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n",
+		host, port, user, abs(key), abs(knownHosts))
+	return os.WriteFile(name, []byte(text), 0o600)
 }
 
 func knownHostsLine(host, port string, key gossh.Signer) string {

@@ -30,6 +30,18 @@ func TestFirstStartPrintsAWorkingSSHCommand(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "3" {
 		t.Fatalf("%v: %q, %v; want 3", h.Login, out, err)
 	}
+	// The ssh_config it wrote works from any directory, for ssh, scp and sftp.
+	cfg := filepath.Join(root, "ssh_config")
+	cmd = exec.Command("ssh", "-F", cfg, "-o", "BatchMode=yes", "replhost", "eval", "2+3")
+	cmd.Dir = t.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "5" {
+		t.Fatalf("ssh -F %s replhost eval 2+3: %q, %v; want 5", cfg, out, err)
+	}
+	cmd = exec.Command("sftp", "-F", cfg, "-o", "BatchMode=yes", "-b", "-", "replhost")
+	cmd.Stdin, cmd.Dir = strings.NewReader("ls\n"), t.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sftp -F %s replhost: %q, %v", cfg, out, err)
+	}
 	h.Stop(t)
 
 	// The second start keeps the host key and the user.
