@@ -73,7 +73,8 @@ func attachHint(sess ssh.Session, id string) string {
 			host = "[" + host + "]"
 		}
 	}
-	return fmt.Sprintf("ssh -t -p %s %s@%s attach %s", port, sess.User(), host, id)
+	// The host cannot know the client's key options: say where they go.
+	return fmt.Sprintf("ssh -t -p %s %s@%s attach %s (with the -i or -F options you logged in with)", port, sess.User(), host, id)
 }
 
 // script runs stdin as a program: in a new throwaway session, or in session
