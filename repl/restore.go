@@ -135,13 +135,14 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) (int, error) {
 	if err != nil {
 		return 0, &RestoreError{Err: err}
 	}
+	if len(cells) == 0 {
+		return 0, nil // a new session: nothing to restore, no call to make
+	}
 	s.stdout.set(nil)
 	s.stderr.set(nil)
 	start := time.Now()
 	i, err := s.replayCells(ctx, s.ev, cells)
-	if len(cells) > 0 {
-		s.m.emit(Event{Kind: EventSessionRestored, User: s.owner, Session: s.id, Cells: i, Duration: time.Since(start), Outcome: CellOutcome(err)})
-	}
+	s.m.emit(Event{Kind: EventSessionRestored, User: s.owner, Session: s.id, Cells: i, Duration: time.Since(start), Outcome: CellOutcome(err)})
 	if err == nil {
 		return len(cells), nil
 	}
