@@ -136,7 +136,7 @@ func TestPoolReplacesStoppedIdleWorker(t *testing.T) {
 		t.Errorf("shows %q", out.String())
 	}
 	<-idle.dead // killed, and reaped
-	if reason := idle.crashReason(); !strings.Contains(reason, "init not answered within") {
+	if reason := idle.crashReason(); !strings.Contains(reason, "init not answered") {
 		t.Errorf("the stopped worker ended with %q", reason)
 	}
 }
