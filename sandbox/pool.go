@@ -94,18 +94,81 @@ func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 			w.Close()
 			continue
 		}
-		if err := w.configure(ctx, opts, poolInitWait); err != nil {
-			ended := w.usable() != nil
-			w.Close()
-			if ended && ctx.Err() == nil {
-				// Stopped, starved or broken while idle: the session
-				// takes another; the fault was the worker's.
-				continue
-			}
-			return nil, err
+		return configureHedged(ctx, w, opts)
+	}
+}
+
+// poolHedge is how long Get waits for an idle worker's init before it
+// starts a new worker beside it: the first ready serves the session.
+const poolHedge = 100 * time.Millisecond
+
+// configureHedged gives the idle worker w its session. If w has not
+// answered within poolHedge (stopped, starved), a new worker is started
+// beside it and the first one configured wins; the other is closed. So a
+// login never waits on a stuck idle worker, only on a new start.
+func configureHedged(ctx context.Context, w *Worker, opts WorkerOptions) (*Worker, error) {
+	idle := make(chan error, 1)
+	go func() { idle <- w.configure(ctx, opts, poolInitWait) }()
+	t := time.NewTimer(poolHedge)
+	defer t.Stop()
+	select {
+	case err := <-idle:
+		return idleResult(ctx, w, err, func() (*Worker, error) { return StartWorker(ctx, opts) })
+	case <-t.C:
+	}
+	type started struct {
+		w   *Worker
+		err error
+	}
+	freshCtx, cancel := context.WithCancel(ctx)
+	fresh := make(chan started, 1)
+	go func() {
+		fw, err := StartWorker(freshCtx, opts)
+		fresh <- started{fw, err}
+	}()
+	select {
+	case err := <-idle:
+		if err == nil {
+			cancel()
+			go func() { // the new worker lost: it is not needed
+				if s := <-fresh; s.w != nil {
+					s.w.Close()
+				}
+			}()
+			return w, nil
 		}
+		defer cancel()
+		return idleResult(ctx, w, err, func() (*Worker, error) { s := <-fresh; return s.w, s.err })
+	case s := <-fresh:
+		cancel()
+		if s.err == nil {
+			w.kill("init not answered before a new worker was ready")
+			go func() { <-idle; w.Close() }()
+			return s.w, nil
+		}
+		err := <-idle
+		if err == nil {
+			return w, nil
+		}
+		w.Close()
+		return nil, err
+	}
+}
+
+// idleResult is Get's outcome when the idle worker's configure ended with
+// err: the worker, or another one if the fault was the idle worker's.
+func idleResult(ctx context.Context, w *Worker, err error, other func() (*Worker, error)) (*Worker, error) {
+	if err == nil {
 		return w, nil
 	}
+	ended := w.usable() != nil
+	w.Close()
+	if ended && ctx.Err() == nil {
+		// Stopped, starved or broken while idle: the session takes
+		// another; the fault was the worker's.
+		return other()
+	}
+	return nil, err
 }
 
 func (p *Pool) kick() {

@@ -61,10 +61,10 @@ const (
 const protocolVersion = 2
 
 const (
-	frameHeader = 9        // type, id, length
-	maxFrame    = 1 << 20  // larger payloads are a protocol error
-	chunkBytes  = 32 << 10 // output and udf input are sent in frames of at most this
-	udfWindow   = 8        // udf input frames in flight before the host waits for an ack
+	frameHeader = 9             // type, id, length
+	maxFrame    = 1<<20 + 4<<10 // larger payloads are a protocol error; a 1 MiB cell (repl.MaxCell) fits
+	chunkBytes  = 32 << 10      // output and udf input are sent in frames of at most this
+	udfWindow   = 8             // udf input frames in flight before the host waits for an ack
 )
 
 var errFrameTooLarge = errors.New("frame too large")

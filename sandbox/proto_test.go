@@ -44,6 +44,11 @@ func TestReplayChunksOnEncodedBytes(t *testing.T) {
 	if got, want := out.String(), strconv.Itoa(3*len(big))+"\n"; got != want {
 		t.Errorf("shows %q; want %q", got, want)
 	}
+	// A cell of 1 MiB, as large as the repl takes (repl.MaxCell), replays.
+	mib := "s := `" + strings.Repeat("a", 1<<20-len("s := ``")) + "`"
+	if n, err := w.Replay(context.Background(), []string{mib, mib}); n != 2 || err != nil {
+		t.Fatalf("Replay of two 1 MiB cells = %d, %v; want 2, nil", n, err)
+	}
 	tooBig := "x := `" + strings.Repeat("a", maxFrame) + "`"
 	n, err = w.Replay(context.Background(), []string{"ok1 := 1", tooBig, "ok2 := 2"})
 	if n != 1 || !errors.Is(err, ErrCellTooLarge) {
@@ -136,7 +141,7 @@ func TestPoolReplacesStoppedIdleWorker(t *testing.T) {
 		t.Errorf("shows %q", out.String())
 	}
 	<-idle.dead // killed, and reaped
-	if reason := idle.crashReason(); !strings.Contains(reason, "init not answered within") {
+	if reason := idle.crashReason(); !strings.Contains(reason, "init not answered") {
 		t.Errorf("the stopped worker ended with %q", reason)
 	}
 }

@@ -125,3 +125,16 @@ func smapsRollup(tb testing.TB, pid int) (pss, anon float64) {
 	}
 	return pss, anon
 }
+
+// BenchmarkWorkerEvalRoundTrip is one cell's round trip through a worker:
+// request, checked reply, output forwarded.
+func BenchmarkWorkerEvalRoundTrip(b *testing.B) {
+	w, _ := startWorker(b, "", WorkerOptions{})
+	mustEval(b, w, "n := 0", false)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := w.Eval(context.Background(), "n++\nn", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

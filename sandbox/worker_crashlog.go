@@ -36,9 +36,16 @@ type crashLog struct {
 
 func newCrashLog() *crashLog { return &crashLog{rank: len(reasonPrefixes)} }
 
-func (c *crashLog) Write(p []byte) (int, error) {
+func (c *crashLog) Write(p []byte) (n int, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// This runs on os/exec's copying goroutine with what the worker
+	// wrote: a panic here would end the host.
+	defer func() {
+		if v := recover(); v != nil {
+			n, err = len(p), nil
+		}
+	}()
 	c.tail = append(c.tail, p...)
 	if over := len(c.tail) - crashTailBytes; over > 0 {
 		c.tail = append(c.tail[:0], c.tail[over:]...)
