@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/replhost/replhost/internal/testhost"
+	"github.com/replhost/replhost/sshd"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -98,7 +99,8 @@ func TestPasteAndLineOverTheCellLimit(t *testing.T) {
 // A script over the cell limit is refused as it streams: 12 of 50 MiB at
 // once cost the host far less than one of them held whole.
 func TestScriptsOverTheCellLimitAreRefusedAsTheyStream(t *testing.T) {
-	h := testhost.Start(t, testhost.Options{})
+	// Admission wide open: this test is about what the scripts cost.
+	h := testhost.Start(t, testhost.Options{SSH: sshd.Config{MaxStartups: sshd.MaxStartups{Start: 100, Rate: 30, Full: 100}, PerSourceMaxStartups: -1}})
 	runtime.GC()
 	base := resetPeakRSS(t)
 	errs := make(chan string, 12)
@@ -154,8 +156,16 @@ func errString(err error) string {
 func TestHistoryIsBoundedInBytes(t *testing.T) {
 	h := testhost.Start(t, testhost.Options{})
 	file := filepath.Join(h.Root, "users", "alice", "history")
-	huge := strings.Repeat("1+1\n", 12*mib) + strings.Repeat("9", 2*mib) + "\n" + "40+2\n"
-	if err := os.WriteFile(file, []byte(huge), 0o600); err != nil {
+	f, err := os.Create(file) // 48 MiB of entries, a 2 MiB one, and the newest
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := strings.Repeat("1+1\n", mib/4)
+	for range 48 {
+		f.WriteString(chunk)
+	}
+	f.WriteString(strings.Repeat("9", 2*mib) + "\n40+2\n")
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	runtime.GC()
