@@ -56,6 +56,7 @@ type conn struct {
 	failed    bool                   // a request was refused
 	authed    bool
 	graceOver bool
+	ended     bool // the front door closed it; nothing more to log
 	slot      bool // holds an admission slot
 }
 
@@ -149,8 +150,14 @@ func (s *Server) offer(ctx ssh.Context, key ssh.PublicKey) bool {
 	tooMany := c.offered > s.cfg.MaxAuthTries
 	c.mu.Unlock()
 	if tooMany {
-		c.refuse(fp, "too many authentication attempts (MaxAuthTries)")
-		// x/crypto would go on answering: end the connection as sshd does.
+		// Logged here: the connection ends before x/crypto's own log
+		// callback would run, as sshd ends it.
+		c.mu.Lock()
+		c.failed, c.ended = true, true
+		c.mu.Unlock()
+		reason := "too many authentication attempts (MaxAuthTries)"
+		s.log.Info("login refused", "user", ctx.User(), "remote", c.remote, "method", "publickey", "key", fp, "reason", reason)
+		s.event(AuthEvent{User: ctx.User(), Remote: c.remote, Key: fp, Reason: reason})
 		c.Conn.Close()
 		return false
 	}
@@ -212,7 +219,7 @@ func (s *Server) authLog(ctx ssh.Context) func(gossh.ConnMetadata, string, error
 		c.mu.Lock()
 		c.user = meta.User()
 		c.attempted = true
-		if method == "none" {
+		if method == "none" || c.ended {
 			c.mu.Unlock()
 			return // every client asks first; not a failure
 		}

@@ -61,7 +61,6 @@ func TestPublicKeyQueryIsNotAuthentication(t *testing.T) {
 		PerSourceMaxStartups: 2, HandshakeTimeout: 3 * time.Second, OnAuth: ev.add, Penalties: &sshd.Penalties{},
 	}})
 	q := querySigner{pub: h.Signer("alice").PublicKey(), queried: make(chan struct{}, 2), stop: make(chan struct{})}
-	defer close(q.stop)
 	cfg := withAuth(h.ClientConfig("alice"), gossh.PublicKeys(q))
 	ended := make(chan error, 2)
 	for range 2 {
@@ -72,13 +71,21 @@ func TestPublicKeyQueryIsNotAuthentication(t *testing.T) {
 		}()
 	}
 	<-q.queried
-	<-q.queried // both keys were accepted as queries
+	<-q.queried // both keys were accepted as queries; the clients now stall
 	if admitted(t, dialFrom(t, "127.0.0.2", h.Addr)) {
 		t.Error("a third connection from 127.0.0.2 was admitted: the queried ones left the unauthenticated count")
 	}
 	if r := h.Run(t, "alice", "eval 1", ""); r.Stdout != "1\n" {
 		t.Errorf("alice beside two queries: %+v", r)
 	}
+	// The host closes both at the login grace time (3 s).
+	for i := 0; ev.refusals("login grace time over") < 2; i++ {
+		if i == 600 {
+			t.Fatal("the query-only connections were not closed at the grace time")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	close(q.stop)
 	for range 2 {
 		if err := <-ended; err == nil {
 			t.Error("a query-only connection completed its handshake")
@@ -90,9 +97,21 @@ func TestPublicKeyQueryIsNotAuthentication(t *testing.T) {
 	if got := log.lines("login grace time over", "user=alice"); len(got) != 2 {
 		t.Errorf("grace time lines for the queries: %q; want 2\n%s", got, log)
 	}
-	if got := log.lines("authenticated", "remote=127.0.0.2"); len(got) != 0 {
+	if got := log.lines("msg=authenticated", "remote=127.0.0.2"); len(got) != 0 {
 		t.Errorf("a query was logged as authenticated: %q", got)
 	}
+}
+
+func (e *events) refusals(reason string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, ev := range e.all {
+		if !ev.Accepted && ev.Reason == reason {
+			n++
+		}
+	}
+	return n
 }
 
 func newSigner(tb testing.TB) gossh.Signer {

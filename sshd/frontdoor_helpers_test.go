@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,13 +54,21 @@ func (l *logBuffer) lines(words ...string) []string {
 // (all of 127.0.0.0/8 is loopback), so tests can be several sources.
 func dialFrom(tb testing.TB, src, addr string) net.Conn {
 	tb.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 10 * time.Second}
-	c, err := d.Dial("tcp", addr)
+	c, err := tryDialFrom(tb, src, addr)
 	if err != nil {
 		tb.Fatalf("dial from %s: %v", src, err)
 	}
-	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+// tryDialFrom is dialFrom for goroutines: it returns the error.
+func tryDialFrom(tb testing.TB, src, addr string) (net.Conn, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 10 * time.Second}
+	c, err := d.Dial("tcp", addr)
+	if err == nil {
+		tb.Cleanup(func() { c.Close() })
+	}
+	return c, err
 }
 
 // admitted reports whether the host took c into its handshake: it then
@@ -83,10 +92,13 @@ func isReset(err error) bool {
 	return strings.Contains(err.Error(), "connection reset")
 }
 
-// sshFrom logs in as user from the loopback address src.
+// sshFrom logs in as user from the loopback address src; safe in
+// goroutines.
 func sshFrom(tb testing.TB, h *testhost.Host, src string, cfg *gossh.ClientConfig) (*gossh.Client, error) {
-	tb.Helper()
-	nc := dialFrom(tb, src, h.Addr)
+	nc, err := tryDialFrom(tb, src, h.Addr)
+	if err != nil {
+		return nil, err
+	}
 	c, chans, reqs, err := gossh.NewClientConn(nc, h.Addr, cfg)
 	if err != nil {
 		return nil, err
@@ -117,6 +129,7 @@ func procStatus(tb testing.TB, field string) int64 {
 // runs in it), and returns the RSS now.
 func resetPeakRSS(tb testing.TB) int64 {
 	tb.Helper()
+	debug.FreeOSMemory()
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		tb.Skipf("cannot reset the peak RSS: %v", err)
 	}

@@ -99,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxChannels == 0 {
 		cfg.MaxChannels = 10
 	}
+	cfg.Users.SetLogger(cfg.Logger) // skipped authorized_keys lines are the operator's to see
 	s := &Server{cfg: cfg, log: cfg.Logger, keepaliveEvery: keepaliveInterval}
 	m, per, pen := admissionOf(cfg)
 	s.admit = newAdmission(m, per, pen)

@@ -32,7 +32,7 @@ type serveConfig struct {
 	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize, disk    byteSize
 	maxSessions, maxAuthTries, maxChannels, poolSize, auditLogBackups   int
 	maxThreads                                                          int
-	auditCode                                                           bool
+	auditCode, perSourcePenalties                                       bool
 	allowPkg                                                            listFlag
 	workerUser, trustedUserCAKeys                                       string
 	maxStartups                                                         sshd.MaxStartups
@@ -72,6 +72,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Var(&c.disk, "disk", "disk quota per session: files, unpacked archives, packages and inodes (e.g. 1GiB)")
 	fs.Var(&c.maxStartups, "max-startups", "start:rate:full: past start unauthenticated connections refuse new ones with rate% chance, rising to all at full (sshd's MaxStartups)")
 	fs.Var(&c.perSourceMaxStartups, "per-source-max-startups", "unauthenticated connections one address may hold, or none")
+	fs.BoolVar(&c.perSourcePenalties, "per-source-penalties", true, "refuse for a while an address whose connections fail or stall (sshd's PerSourcePenalties defaults)")
 	fs.StringVar(&c.trustedUserCAKeys, "trusted-user-ca-keys", "", "file of CA public keys whose user certificates log in the user named as a principal")
 	fs.StringVar(&c.auditLog, "audit-log", "", "file of the audit log, JSON lines (off when empty)")
 	fs.BoolVar(&c.auditCode, "audit-code", false, "log each cell's source in the audit log, not only its sha256")
@@ -193,6 +194,7 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		EvalTimeout: c.evalTimeout, ExecEvalTimeout: cmp.Or(c.execEvalTimeout, c.evalTimeout),
 		HandshakeTimeout: c.loginGrace, MaxAuthTries: c.maxAuthTries, MaxChannels: c.maxChannels,
 		MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups), TrustedUserCAKeys: c.trustedUserCAKeys,
+		Penalties: penaltiesOf(c),
 	})
 	if err != nil {
 		return err

@@ -54,7 +54,16 @@ func frontDoorReload(srv *sshd.Server, c *serveConfig) reloadHook {
 	return reloadHook{"front door", func() error {
 		return srv.Reload(sshd.Limits{
 			MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups),
-			TrustedUserCAKeys: c.trustedUserCAKeys,
+			TrustedUserCAKeys: c.trustedUserCAKeys, Penalties: penaltiesOf(c),
 		})
 	}}
+}
+
+// penaltiesOf is sshd's default penalties, or none with
+// --per-source-penalties=false.
+func penaltiesOf(c *serveConfig) *sshd.Penalties {
+	if c.perSourcePenalties {
+		return nil
+	}
+	return &sshd.Penalties{}
 }

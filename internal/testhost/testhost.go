@@ -109,6 +109,11 @@ func Start(tb testing.TB, opts Options) *Host {
 		tb.Fatal(err)
 	}
 	sc := opts.SSH
+	if sc.Penalties == nil {
+		// Tests log in from 127.0.0.1 again and again, failing on purpose;
+		// a test of penalties sets its own (&sshd.DefaultPenalties for sshd's).
+		sc.Penalties = &sshd.Penalties{}
+	}
 	sc.Manager, sc.Users, sc.HostKey, sc.Logger = h.Manager, dir, h.HostKey, log
 	h.Server, err = sshd.New(sc)
 	if err != nil {
