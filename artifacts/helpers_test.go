@@ -18,14 +18,14 @@ import (
 
 // newStore opens a store on a fresh session directory inside a fresh parent
 // folder, so that tests can check nothing appears beside the session.
-func newStore(tb testing.TB, lim Limits) (*Store, string) {
+func newStore(tb testing.TB, lim Limits, opts ...Option) (*Store, string) {
 	tb.Helper()
 	parent := tb.TempDir()
 	dir := filepath.Join(parent, "sess")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	s, err := Open(dir, lim)
+	s, err := Open(dir, lim, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}

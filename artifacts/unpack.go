@@ -276,6 +276,9 @@ func (x *extractor) tar(r io.Reader) error {
 }
 
 func (x *extractor) zip(r io.ReaderAt, size int64) error {
+	if err := zipCount(r, size, x.lim.MaxEntries); err != nil {
+		return errf(x.name, ErrTooLarge, "archive has more than %d entries in its central directory", x.lim.MaxEntries)
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // our own checks refuse those
 		return errf(x.name, ErrBadArchive, "not a valid zip archive: %v", err)
