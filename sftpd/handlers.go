@@ -204,6 +204,18 @@ type upload struct {
 	u       *artifacts.Upload
 	release func()    // gives back the handle's counts
 	once    sync.Once // ends the handle's count in h.open
+	failed  sync.Once // the upload's failure is reported once, not per write
+}
+
+// status is h.status, with the upload's failure reported only once: a
+// client has many writes in flight, and each of them fails the same way.
+func (w *upload) status(op string, err error) error {
+	first := false
+	w.failed.Do(func() { first = true })
+	if first {
+		return w.h.status(op, w.path, err)
+	}
+	return &coded{err: err, code: sftp.ErrSSHFxFailure}
 }
 
 func (w *upload) closed() {
@@ -216,7 +228,7 @@ func (w *upload) closed() {
 func (w *upload) WriteAt(p []byte, off int64) (int, error) {
 	n, err := w.u.WriteAt(p, off)
 	if err != nil {
-		return n, w.h.status("write", w.path, err)
+		return n, w.status("write", err)
 	}
 	return n, nil
 }
@@ -226,10 +238,10 @@ func (w *upload) WriteAt(p []byte, off int64) (int, error) {
 func (w *upload) Close() error {
 	defer w.closed()
 	_, err := w.u.Commit("")
-	if errors.Is(err, artifacts.ErrClosed) {
+	if err == nil || errors.Is(err, artifacts.ErrClosed) {
 		return err // aborted already: the client is gone
 	}
-	return w.h.status("close", w.path, err)
+	return w.status("close", err)
 }
 
 // TransferError is called when the connection ends with the file still
