@@ -215,3 +215,26 @@ func TestOpenRegularOnly(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// A sums log replaced by a link to a file of the session is never written
+// through: the host's appends go to a fresh log of its own.
+func TestSumsLogLinkNotFollowed(t *testing.T) {
+	s, _ := newStore(t, Limits{})
+	if _, err := s.Add("files/keep.txt", strings.NewReader("keep"), ""); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(s.Dir(), metaDir, "sums.log")
+	os.Remove(log)
+	if err := os.Symlink("../files/keep.txt", log); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add("files/new.txt", strings.NewReader("new"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Dir(), "files", "keep.txt")); err != nil || string(b) != "keep" {
+		t.Errorf("got %q, %v in keep.txt; want it untouched", b, err)
+	}
+	if fi, err := os.Lstat(log); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("got %v, %v for the sums log; want a regular file", fi, err)
+	}
+}

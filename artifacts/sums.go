@@ -166,6 +166,9 @@ func (s *Store) keep(p string, sm sum) {
 			return
 		}
 	}
+	if fi, err := s.root.Lstat(sumsLog); err == nil && !fi.Mode().IsRegular() {
+		s.root.Remove(sumsLog) // a link or a fifo planted there: never append through it
+	}
 	f, err := s.root.OpenFile(sumsLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return
