@@ -28,10 +28,11 @@ func (u Usage) Over(bytes, inodes int64) bool {
 	return (bytes > 0 && u.Bytes > bytes) || (inodes > 0 && u.Inodes > inodes)
 }
 
-// BytesPerInode is the inode share of a byte quota: ext4's default
-// inode_ratio, so that a session within its quota uses no more of the file
-// system's inodes than of its bytes.
-const BytesPerInode = 16 << 10
+// BytesPerInode is the quota's price of an inode: a session may hold one
+// file, folder or link per 4 KiB of its byte quota (at least 1024), so that
+// empty files cannot take the disk's inodes. The worker's quota watcher
+// (sandbox) and the upload check (artifacts) both count by it.
+const BytesPerInode = 4 << 10
 
 // InodesFor is the inode cap that goes with a byte cap.
 func InodesFor(bytes int64) int64 { return max(bytes/BytesPerInode, 1024) }
