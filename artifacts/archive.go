@@ -12,7 +12,7 @@ import (
 // puts in place, in this order, the record of where it is unpacked, the
 // unpacked folder, and the archive itself: the archive's arrival is the
 // commit point, and Open undoes a commit cut short before it.
-func (s *Store) commitArchive(name string, n Name, tmp string, size int64, sum string) (Info, error) {
+func (s *Store) commitArchive(name string, n Name, tmp string, size int64, sum string, r room) (Info, error) {
 	info := Info{Name: n.Path, Size: size, SHA256: sum, Unpacked: n.Unpack}
 	s.mu.Lock()
 	done, err := s.archiveTaken(name, n, size, sum)
@@ -20,7 +20,7 @@ func (s *Store) commitArchive(name string, n Name, tmp string, size int64, sum s
 	if done || err != nil {
 		return info, err
 	}
-	dir, err := s.unpack(name, n, tmp, size)
+	dir, err := s.unpack(name, n, tmp, size, r)
 	if err != nil {
 		return Info{}, err
 	}
@@ -91,7 +91,7 @@ func (s *Store) archiveTaken(name string, n Name, size int64, sum string) (bool,
 
 // unpack unpacks the archive file tmp into a new private folder and returns
 // the folder. On error the folder is gone.
-func (s *Store) unpack(name string, n Name, tmp string, size int64) (_ string, err error) {
+func (s *Store) unpack(name string, n Name, tmp string, size int64, rm room) (_ string, err error) {
 	dir := tempName("unpack-")
 	if err := s.root.Mkdir(dir, 0o755); err != nil {
 		return "", ioErr(name, err)
@@ -106,16 +106,26 @@ func (s *Store) unpack(name string, n Name, tmp string, size int64) (_ string, e
 		return "", ioErr(name, err)
 	}
 	defer r.Close()
-	f, err := s.root.Open(tmp)
+	f, fi, err := openRegular(s.root, tmp)
 	if err != nil {
 		return "", ioErr(name, err)
 	}
 	defer f.Close()
+	if fi.Size() != size {
+		return "", errf(name, ErrChecksum, "size is %d bytes; %d were written", fi.Size(), size)
+	}
 	x := newExtractor(r, s.lim, name)
+	if s.quota.set() {
+		b, e := s.unpackRoom(rm)
+		x.quota = &quotaCap{bytes: b, entries: e, bytesErr: s.quotaErr(name, false), inodesErr: s.quotaErr(name, true)}
+	}
 	if err := x.extract(n.format, f, size); err != nil {
 		return "", err
 	}
 	if err := x.syncDirs(); err != nil {
+		return "", ioErr(name, err)
+	}
+	if err := chownTree(r, s.owner); err != nil {
 		return "", ioErr(name, err)
 	}
 	return dir, nil

@@ -1,10 +1,7 @@
 package artifacts
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"syscall"
@@ -13,9 +10,9 @@ import (
 // commit moves the verified temporary file tmp into place as n, following
 // the overwrite rules: classes/src/ is replaced, files/ only ever gets the
 // same bytes again.
-func (s *Store) commit(name string, n Name, tmp string, size int64, sum string) (Info, error) {
+func (s *Store) commit(name string, n Name, tmp string, size int64, sum string, r room) (Info, error) {
 	if n.Kind == Archive {
-		return s.commitArchive(name, n, tmp, size, sum)
+		return s.commitArchive(name, n, tmp, size, sum, r)
 	}
 	info := Info{Name: n.Path, Size: size, SHA256: sum}
 	s.mu.Lock()
@@ -28,6 +25,9 @@ func (s *Store) commit(name string, n Name, tmp string, size int64, sum string) 
 	}
 	var err error
 	if n.Kind == File {
+		if err := s.chown(tmp); err != nil {
+			return Info{}, ioErr(name, err)
+		}
 		err = s.linkNew(tmp, n.Path)
 	} else {
 		err = s.root.Rename(tmp, n.Path)
@@ -62,11 +62,18 @@ func (s *Store) same(name, p string, replaceable bool, size int64, sum string) (
 	if replaceable {
 		return false, nil // no need to read the old bytes
 	}
-	old, err := s.sumLocked(p, fi)
-	if err != nil {
-		return false, ioErr(name, err)
+	// Sizes first: the old file may be anything the session's code made,
+	// a 64 GiB sparse file say; one of the new size costs what the upload did.
+	if fi.Size() != size {
+		return false, errf(name, ErrExists, "already exists with other bytes")
 	}
-	if fi.Size() == size && old == sum {
+	old, ok := s.cachedSum(p, fi)
+	if !ok {
+		if old, err = s.hashFile(p, fi); err != nil {
+			return false, ioErr(name, err)
+		}
+	}
+	if old == sum {
 		return true, nil
 	}
 	return false, errf(name, ErrExists, "already exists with other bytes")
@@ -87,31 +94,4 @@ func (s *Store) linkNew(tmp, p string) error {
 		return err
 	}
 	return s.root.Remove(tmp)
-}
-
-// remember caches the sum of the file just put at p. Callers hold mu.
-func (s *Store) remember(p, hexSum string) {
-	if fi, err := s.root.Lstat(p); err == nil {
-		s.sums[p] = sum{size: fi.Size(), mtime: fi.ModTime(), hex: hexSum}
-	}
-}
-
-// sumLocked returns the SHA-256 of the file p, described by fi, from the
-// cache or by reading it. Callers hold mu.
-func (s *Store) sumLocked(p string, fi fs.FileInfo) (string, error) {
-	if c, ok := s.sums[p]; ok && c.size == fi.Size() && c.mtime.Equal(fi.ModTime()) {
-		return c.hex, nil
-	}
-	f, err := s.root.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	hx := hex.EncodeToString(h.Sum(nil))
-	s.sums[p] = sum{size: fi.Size(), mtime: fi.ModTime(), hex: hx}
-	return hx, nil
 }

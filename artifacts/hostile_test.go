@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -207,6 +209,89 @@ func TestHostileFixtures(t *testing.T) {
 			if _, err := s.Add("archives/"+file, bytes.NewReader(b), ""); !errors.Is(err, want) {
 				t.Errorf("got %v; want %v", err, want)
 			}
+		})
+	}
+}
+
+// millionZip is a zip of n entries, all empty files named "", whose end
+// record claims count entries (zip64 records when zip64): a central
+// directory of n headers of 46 bytes, all for one local header.
+func millionZip(n int, count uint64, zip64 bool) []byte {
+	le := binary.LittleEndian
+	var b bytes.Buffer
+	local := make([]byte, 30)
+	le.PutUint32(local, 0x04034b50)
+	le.PutUint16(local[4:], 20)
+	b.Write(local)
+	hdr := make([]byte, 46)
+	le.PutUint32(hdr, 0x02014b50)
+	le.PutUint16(hdr[4:], 20)
+	le.PutUint16(hdr[6:], 20)
+	dirAt := b.Len()
+	b.Write(bytes.Repeat(hdr, n))
+	dirSize := b.Len() - dirAt
+	if zip64 {
+		at := b.Len()
+		e := make([]byte, 56)
+		le.PutUint32(e, 0x06064b50)
+		le.PutUint64(e[4:], 44)
+		le.PutUint64(e[24:], count)
+		le.PutUint64(e[32:], count)
+		le.PutUint64(e[40:], uint64(dirSize))
+		le.PutUint64(e[48:], uint64(dirAt))
+		b.Write(e)
+		loc := make([]byte, 20)
+		le.PutUint32(loc, 0x07064b50)
+		le.PutUint64(loc[8:], uint64(at))
+		le.PutUint32(loc[16:], 1)
+		b.Write(loc)
+	}
+	end := make([]byte, 22)
+	le.PutUint32(end, 0x06054b50)
+	c16 := uint16(count)
+	if zip64 {
+		c16 = 0xffff
+	}
+	le.PutUint16(end[8:], c16)
+	le.PutUint16(end[10:], c16)
+	le.PutUint32(end[12:], uint32(dirSize))
+	le.PutUint32(end[16:], uint32(dirAt))
+	b.Write(end)
+	return b.Bytes()
+}
+
+// A zip of a million entries is refused by its count before archive/zip
+// reads its central directory (which would cost ~225 MB), whether its end
+// record says so (zip64) or lies with a count that matches in 16 bits,
+// which archive/zip accepts. The count check's own reads are bounded, so
+// the whole upload allocates a few MiB, not hundreds.
+func TestZipMillionEntriesRefusedByCount(t *testing.T) {
+	const n = 1_000_000
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"zip64-count", millionZip(n, n, true)},
+		{"lying-16-bit-count", millionZip(16*65536+3, 3, false)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := zip.NewReader(bytes.NewReader(tt.data), int64(len(tt.data))); err != nil {
+				t.Fatalf("archive/zip itself refuses the fixture (%v); it must accept it", err)
+			}
+			s, parent := newStore(t, Limits{})
+			before := tree(t, parent)
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, err := s.Add("archives/million.zip", bytes.NewReader(tt.data), "")
+			runtime.ReadMemStats(&m1)
+			if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 10000 entries in its central directory") {
+				t.Fatalf("got %v; want the central directory count refused", err)
+			}
+			if got := m1.TotalAlloc - m0.TotalAlloc; got > 16<<20 {
+				t.Errorf("the refused upload allocated %d MiB; want at most 16", got>>20)
+			}
+			sameTree(t, tree(t, parent), before)
 		})
 	}
 }

@@ -7,12 +7,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
 	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // Limits caps what one upload may cost. A zero field means the field of
@@ -21,6 +22,10 @@ type Limits struct {
 	MaxFileBytes     int64 // largest upload, archives included
 	MaxUnpackedBytes int64 // bytes one archive may unpack to
 	MaxEntries       int   // entries (files, folders, links) in one archive
+	// MaxHashBytes is how many bytes one listing may read to hash files
+	// the store did not write; a file that does not fit is listed with
+	// NotHashed, and a later listing hashes it if it fits then.
+	MaxHashBytes int64
 }
 
 // DefaultLimits are the limits a zero Limits stands for.
@@ -28,6 +33,7 @@ var DefaultLimits = Limits{
 	MaxFileBytes:     1 << 30,
 	MaxUnpackedBytes: 1 << 30,
 	MaxEntries:       10_000,
+	MaxHashBytes:     256 << 20,
 }
 
 func (l Limits) orDefaults() Limits {
@@ -40,6 +46,9 @@ func (l Limits) orDefaults() Limits {
 	if l.MaxEntries <= 0 {
 		l.MaxEntries = DefaultLimits.MaxEntries
 	}
+	if l.MaxHashBytes <= 0 {
+		l.MaxHashBytes = DefaultLimits.MaxHashBytes
+	}
 	return l
 }
 
@@ -47,14 +56,17 @@ func (l Limits) orDefaults() Limits {
 // private: never listed, never reachable through a Name.
 const (
 	tmpDir  = ".tmp"  // uploads and unpackings in progress; emptied by Open
-	metaDir = ".meta" // one file per archive: the folder it was unpacked into
+	metaDir = ".meta" // one file per archive (the folder it was unpacked into), and sums.log
 )
+
+// maxRecord bounds an archive's record in .meta: a name of the layout.
+const maxRecord = maxNameLen + 64
 
 // Info describes one stored artifact.
 type Info struct {
 	Name     string // slash path from the session directory, e.g. "files/data.txt"
 	Size     int64
-	SHA256   string // lower-case hex
+	SHA256   string // lower-case hex, or NotHashed
 	Unpacked string // archives only: the folder it is unpacked into, e.g. "files/set.tar.gz"
 }
 
@@ -66,33 +78,36 @@ type Store struct {
 	root *os.Root
 	lim  Limits
 
-	// mu serialises the commit and removal of artifacts (the check whether a
-	// name exists and the renames that follow) and guards sums.
-	mu   sync.Mutex
-	sums map[string]sum
+	quota quota
+	owner owner
 
 	// OnChange is told of each artifact added (with its size and sha256)
 	// and removed (its name only), after the change; nil: nobody. Set it
 	// before the store is used.
 	OnChange func(added bool, info Info)
-}
 
-// sum is a cached SHA-256, valid while the file keeps its size and mtime.
-type sum struct {
-	size  int64
-	mtime time.Time
-	hex   string
+	// mu serialises the commit and removal of artifacts (the check whether a
+	// name exists and the renames that follow) and guards sums and logLines.
+	mu       sync.Mutex
+	sums     map[string]sum // by slash path from the session directory
+	logLines int            // lines in .meta/sums.log
+
+	hashedBytes atomic.Int64 // see HashedBytes
+	reserved    atomic.Int64 // bytes of uploads in progress, for the quota
 }
 
 // Open opens the store of sessionDir, which must exist, creating the
 // folders of the layout, removing uploads left over by a crash and undoing
 // half-committed archives.
-func Open(sessionDir string, lim Limits) (*Store, error) {
+func Open(sessionDir string, lim Limits, opts ...Option) (*Store, error) {
 	root, err := os.OpenRoot(sessionDir)
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{dir: sessionDir, root: root, lim: lim.orDefaults(), sums: map[string]sum{}}
+	for _, o := range opts {
+		o(s)
+	}
 	if err := s.init(); err != nil {
 		root.Close()
 		return nil, err
@@ -105,6 +120,12 @@ func (s *Store) init() error {
 		if err := s.root.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
+		if err := s.realDirs(d, d); err != nil {
+			return err
+		}
+	}
+	if err := s.chown("files"); err != nil {
+		return err
 	}
 	if err := s.root.RemoveAll(tmpDir); err != nil {
 		return err
@@ -119,6 +140,9 @@ func (s *Store) init() error {
 		return err
 	}
 	for _, m := range metas {
+		if formatOf(m.Name()) == formatNone {
+			continue // sums.log
+		}
 		if _, err := s.root.Lstat("archives/" + m.Name()); err == nil {
 			continue
 		}
@@ -131,7 +155,7 @@ func (s *Store) init() error {
 			return err
 		}
 	}
-	return nil
+	return s.loadSums()
 }
 
 // Close releases the session directory. Uploads in progress fail.
@@ -150,20 +174,26 @@ func tempName(prefix string) string {
 	return tmpDir + "/" + prefix + hex.EncodeToString(b[:])
 }
 
-// unpackDirOf reads which folder archive file was unpacked into.
+// unpackDirOf reads which folder archive file was unpacked into. The
+// record is read as hostile: a small regular file holding a name of the
+// layout, or an error that names it.
 func (s *Store) unpackDirOf(file string) (string, error) {
-	b, err := s.root.ReadFile(metaDir + "/" + file)
+	b, err := readSmall(s.root, metaDir+"/"+file, maxRecord)
 	if err != nil {
-		return "", err
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		return "", fmt.Errorf("bad archive record: %w", err)
 	}
 	d := string(b)
 	if n, err := ParseName("archives/" + file + "#" + strings.TrimPrefix(d, "files/")); err != nil || n.Unpack != d {
-		return "", errors.New("corrupt archive record " + file)
+		return "", errors.New("bad archive record: " + metaDir + "/" + file + " names no folder of files/")
 	}
 	return d, nil
 }
 
 // unpackDirs is the set of folders in files/ that hold unpacked archives.
+// A record that cannot be read is an error naming its archive.
 func (s *Store) unpackDirs() (map[string]string, error) {
 	metas, err := fs.ReadDir(s.root.FS(), metaDir)
 	if err != nil {
@@ -171,9 +201,17 @@ func (s *Store) unpackDirs() (map[string]string, error) {
 	}
 	dirs := map[string]string{}
 	for _, m := range metas {
-		if d, err := s.unpackDirOf(m.Name()); err == nil {
-			dirs[d] = "archives/" + m.Name()
+		if formatOf(m.Name()) == formatNone {
+			continue // sums.log
 		}
+		d, err := s.unpackDirOf(m.Name())
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since ReadDir
+		}
+		if err != nil {
+			return nil, &Error{Name: "archives/" + m.Name(), Msg: err.Error(), Err: ErrBadArchive}
+		}
+		dirs[d] = "archives/" + m.Name()
 	}
 	return dirs, nil
 }
@@ -198,6 +236,9 @@ func (s *Store) walkDirs(name, dir string, create bool) error {
 		fi, err := s.root.Lstat(dir[:i])
 		if create && errors.Is(err, fs.ErrNotExist) {
 			err = s.root.Mkdir(dir[:i], 0o755)
+			if err == nil && strings.HasPrefix(dir[:i], "files/") {
+				err = s.chown(dir[:i])
+			}
 			if err == nil || errors.Is(err, fs.ErrExist) { // made, or made by a racing Mkdir
 				fi, err = s.root.Lstat(dir[:i])
 			}
@@ -282,13 +323,4 @@ func (s *Store) remove(name string) error {
 		return ioErr(name, err)
 	}
 	return nil
-}
-
-// forget drops the cached sums of p and everything below it. Callers hold mu.
-func (s *Store) forget(p string) {
-	for k := range s.sums {
-		if k == p || strings.HasPrefix(k, p+"/") {
-			delete(s.sums, k)
-		}
-	}
 }

@@ -29,9 +29,39 @@ type extractor struct {
 	name    string // the archive's name, for errors
 	entries int    // entries made, implicit folders included
 	bytes   int64  // bytes written
+	alloc   int64  // bytes allocated on disk, as the quota counts them
+	quota   *quotaCap
 	// kinds records every path made: fs.ModeDir, fs.ModeSymlink, or 0 for a
 	// regular file.
 	kinds map[string]fs.FileMode
+}
+
+// quotaCap is what the session's disk quota leaves for one archive; a
+// field < 0 is no cap.
+type quotaCap struct {
+	bytes, entries      int64
+	bytesErr, inodesErr error
+}
+
+// quotaBytesLeft is how many more bytes the quota allows; MaxInt64 if none.
+func (x *extractor) quotaBytesLeft() int64 {
+	if x.quota == nil || x.quota.bytes < 0 {
+		return math.MaxInt64
+	}
+	return x.quota.bytes - x.alloc
+}
+
+// mkdir makes the folder p and counts its block against the quota.
+func (x *extractor) mkdir(p string) error {
+	if x.quotaBytesLeft() < blockSize {
+		return x.quota.bytesErr
+	}
+	if err := x.root.Mkdir(p, 0o755); err != nil {
+		return ioErr(x.name, err)
+	}
+	x.alloc += blockSize
+	x.kinds[p] = fs.ModeDir
+	return nil
 }
 
 func newExtractor(root *os.Root, lim Limits, name string) *extractor {
@@ -47,6 +77,9 @@ func (x *extractor) count() error {
 	x.entries++
 	if x.entries > x.lim.MaxEntries {
 		return errf(x.name, ErrTooLarge, "archive has more than %d entries", x.lim.MaxEntries)
+	}
+	if x.quota != nil && x.quota.entries >= 0 && int64(x.entries) > x.quota.entries {
+		return x.quota.inodesErr
 	}
 	return nil
 }
@@ -75,10 +108,9 @@ func (x *extractor) place(raw string) (string, error) {
 			if err := x.count(); err != nil {
 				return "", err
 			}
-			if err := x.root.Mkdir(p, 0o755); err != nil {
-				return "", ioErr(x.name, err)
+			if err := x.mkdir(p); err != nil {
+				return "", err
 			}
-			x.kinds[p] = fs.ModeDir
 			continue
 		}
 		if k != fs.ModeDir {
@@ -99,11 +131,7 @@ func (x *extractor) dir(raw string) error {
 	if err != nil || e == "" {
 		return err
 	}
-	if err := x.root.Mkdir(e, 0o755); err != nil {
-		return ioErr(x.name, err)
-	}
-	x.kinds[e] = fs.ModeDir
-	return nil
+	return x.mkdir(e)
 }
 
 func (x *extractor) file(raw string, mode fs.FileMode, r io.Reader, size int64) error {
@@ -119,6 +147,10 @@ func (x *extractor) file(raw string, mode fs.FileMode, r io.Reader, size int64) 
 	if size > left {
 		return tooBig
 	}
+	qleft := x.quotaBytesLeft()
+	if allocated(size) > qleft {
+		return x.quota.bytesErr
+	}
 	perm := fs.FileMode(0o644)
 	if mode&0o111 != 0 {
 		perm = 0o755
@@ -129,11 +161,14 @@ func (x *extractor) file(raw string, mode fs.FileMode, r io.Reader, size int64) 
 	}
 	defer f.Close()
 	x.kinds[e] = 0
-	n, err := io.Copy(f, io.LimitReader(r, left+1))
+	n, err := io.Copy(f, io.LimitReader(r, min(left, qleft)+1))
 	x.bytes += n
+	x.alloc += allocated(n)
 	switch {
 	case x.bytes > x.lim.MaxUnpackedBytes:
 		return tooBig
+	case x.quotaBytesLeft() < 0:
+		return x.quota.bytesErr
 	case err != nil:
 		return x.bad(raw, "%v", err)
 	}
@@ -228,7 +263,7 @@ func (x *extractor) tar(r io.Reader) error {
 		case tar.TypeLink:
 			err = x.hardlink(h.Name, h.Linkname)
 		case tar.TypeXGlobalHeader:
-			err = nil // PAX defaults for the entries that follow: nothing to make
+			err = x.count() // PAX defaults for the entries that follow: nothing to make, but counted
 		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
 			err = x.bad(h.Name, "is a device or a fifo")
 		default:
@@ -241,6 +276,9 @@ func (x *extractor) tar(r io.Reader) error {
 }
 
 func (x *extractor) zip(r io.ReaderAt, size int64) error {
+	if err := zipCount(r, size, x.lim.MaxEntries); err != nil {
+		return errf(x.name, ErrTooLarge, "archive has more than %d entries in its central directory", x.lim.MaxEntries)
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // our own checks refuse those
 		return errf(x.name, ErrBadArchive, "not a valid zip archive: %v", err)

@@ -25,6 +25,7 @@ type Upload struct {
 	tmp  string
 	f    *os.File
 	max  int64
+	room room // the session's usage when the upload started, for the quota
 
 	// mu guards everything below. The hash covers the prefix [0, hashed)
 	// of the file; writes that land beyond it wait in pending (start → end)
@@ -41,6 +42,7 @@ type Upload struct {
 	rehash  bool   // a write went below hashed: hash it all again at Commit
 	err     error  // the first failed write; Commit returns it
 	done    bool
+	res     int64 // bytes of the quota reserved (Store.reserved)
 }
 
 // maxPending bounds the out-of-order writes remembered; beyond it Commit
@@ -60,12 +62,16 @@ func (s *Store) Create(name string) (*Upload, error) {
 	if n.Kind == Source && !strings.Contains(n.Rel(), "/") {
 		return nil, errf(name, ErrBadName, "a package file goes in classes/src/PACKAGE/FILE")
 	}
+	r, err := s.checkRoom(name, 1)
+	if err != nil {
+		return nil, err
+	}
 	tmp := tempName("up-")
 	f, err := s.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, ioErr(name, err)
 	}
-	return &Upload{s: s, name: name, n: n, tmp: tmp, f: f, max: s.lim.MaxFileBytes,
+	return &Upload{s: s, name: name, n: n, tmp: tmp, f: f, max: s.lim.MaxFileBytes, room: r,
 		h: sha256.New(), pending: map[int64]int64{}}, nil
 }
 
@@ -81,8 +87,8 @@ func (u *Upload) WriteAt(p []byte, off int64) (int, error) {
 	if end > u.max {
 		return 0, u.fail(errf(u.name, ErrTooLarge, "larger than the limit of %s", bytesText(u.max)))
 	}
-	if u.isDone() {
-		return 0, errf(u.name, ErrClosed, "upload already finished")
+	if err := u.grow(end); err != nil {
+		return 0, err
 	}
 	n, err := u.f.WriteAt(p, off) // pwrite: safe to run concurrently
 	u.mu.Lock()
@@ -207,10 +213,29 @@ func (u *Upload) hashFile(end int64) error {
 	return nil
 }
 
-func (u *Upload) isDone() bool {
+// grow reserves the quota for the upload to reach end bytes, failing the
+// upload if it would pass the quota or is finished.
+func (u *Upload) grow(end int64) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.done
+	if u.done {
+		return errf(u.name, ErrClosed, "upload already finished")
+	}
+	need := allocated(end) - u.res
+	if need <= 0 {
+		return nil
+	}
+	if err := u.s.reserve(u.name, u.room, need); err != nil {
+		return u.failLocked(err)
+	}
+	u.res += need
+	return nil
+}
+
+// release gives back the upload's reservation. Callers hold mu.
+func (u *Upload) release() {
+	u.s.reserved.Add(-u.res)
+	u.res = 0
 }
 
 // fail records err as the upload's failure and returns it.
@@ -241,6 +266,11 @@ func (u *Upload) Commit(wantSHA256 string) (Info, error) {
 	u.done = true
 	err := u.err
 	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		u.release()
+		u.mu.Unlock()
+	}()
 	defer u.s.root.Remove(u.tmp) // a no-op once renamed into place
 	if err != nil {
 		u.f.Close()
@@ -250,7 +280,12 @@ func (u *Upload) Commit(wantSHA256 string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	info, err := u.s.commit(u.name, u.n, u.tmp, u.size, sum)
+	// Measured again: the session's code may have written meanwhile.
+	r, err := u.s.checkRoom(u.name, 1)
+	if err != nil {
+		return Info{}, err
+	}
+	info, err := u.s.commit(u.name, u.n, u.tmp, u.size, sum, r)
 	if err == nil && u.s.OnChange != nil {
 		u.s.OnChange(true, info)
 	}
@@ -295,6 +330,7 @@ func (u *Upload) Abort() error {
 		return nil
 	}
 	u.done = true
+	u.release()
 	u.mu.Unlock()
 	u.f.Close()
 	if err := u.s.root.Remove(u.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {

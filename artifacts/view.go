@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -72,15 +73,19 @@ func (s *Store) Readlink(p string) (string, error) {
 	return t, nil
 }
 
-// Open opens the visible file p for reading.
+// Open opens the visible file p for reading: a regular file only (links
+// are followed within the session directory), never a fifo or a device.
 func (s *Store) Open(p string) (*os.File, error) {
 	c, err := view(p)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.root.Open(c)
+	f, _, err := openRegular(s.root, c)
 	if err != nil {
-		return nil, ioErr(p, err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ioErr(p, err)
+		}
+		return nil, errf(p, ErrBadName, "%v", err)
 	}
 	return f, nil
 }
@@ -137,11 +142,19 @@ func (s *Store) Mkdir(name string) error {
 	if err := s.realDirs(name, path.Dir(n.Path)); err != nil {
 		return err
 	}
+	if _, err := s.checkRoom(name, 1); err != nil {
+		return err
+	}
 	if err := s.root.Mkdir(n.Path, 0o755); err != nil {
 		if os.IsExist(err) {
 			return errf(name, ErrExists, "already exists")
 		}
 		return ioErr(name, err)
+	}
+	if n.Kind == File {
+		if err := s.chown(n.Path); err != nil {
+			return ioErr(name, err)
+		}
 	}
 	return nil
 }

@@ -21,6 +21,18 @@ func (l lister) ListAt(out []os.FileInfo, off int64) (int, error) {
 	return n, nil
 }
 
+// dirHandle is an open folder: its entries, read when it was opened (it
+// holds no descriptor), and the handle's count to give back at Close.
+type dirHandle struct {
+	lister
+	release func()
+}
+
+func (d *dirHandle) Close() error {
+	d.release()
+	return nil
+}
+
 // renamed shows a session directory under its id.
 type renamed struct {
 	os.FileInfo

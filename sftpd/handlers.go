@@ -2,6 +2,7 @@ package sftpd
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -91,11 +92,63 @@ func (h *handler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
 	if err != nil {
 		return nil, err
 	}
+	release, err := h.takeHandle("open", r.Filepath, true)
+	if err != nil {
+		return nil, err
+	}
 	f, err := st.Open(rel)
 	if err != nil {
+		release()
 		return nil, h.status("open", r.Filepath, err)
 	}
-	return f, nil
+	return &reader{f: f, release: release}, nil
+}
+
+// reader is an sftp read handle on a file; Close gives its counts back.
+type reader struct {
+	f       *os.File
+	release func()
+}
+
+func (r *reader) ReadAt(p []byte, off int64) (int, error) { return r.f.ReadAt(p, off) }
+
+func (r *reader) Close() error {
+	defer r.release()
+	return r.f.Close()
+}
+
+// takeHandle counts a new handle of the connection and, if it holds a host
+// descriptor (fd), one of the user's, or refuses past either cap with a
+// status that says which. The func returned gives them back; it may be
+// called more than once.
+func (h *handler) takeHandle(op, p string, fd bool) (func(), error) {
+	h.mu.Lock()
+	full := h.handles >= h.lim.MaxHandles
+	if !full {
+		h.handles++
+	}
+	h.mu.Unlock()
+	if full {
+		return nil, h.refuse(op, p, fmt.Errorf("sftpd: %s %s: too many open handles: at most %d per connection; close some first", op, p, h.lim.MaxHandles), sftp.ErrSSHFxFailure)
+	}
+	drop := func() {
+		h.mu.Lock()
+		h.handles--
+		h.mu.Unlock()
+	}
+	if fd && !h.srv.takeFile(h.user) {
+		drop()
+		return nil, h.refuse(op, p, fmt.Errorf("sftpd: %s %s: too many open files for user %s: at most %d across all connections; close some first", op, p, h.user, h.lim.MaxUserFiles), sftp.ErrSSHFxFailure)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			drop()
+			if fd {
+				h.srv.dropFile(h.user)
+			}
+		})
+	}, nil
 }
 
 // Filewrite starts an upload. Writes land in the store's private temporary
@@ -115,12 +168,17 @@ func (h *handler) Filewrite(r *sftp.Request) (io.WriterAt, error) {
 			return nil, &fs.PathError{Op: "open", Path: r.Filepath, Err: fs.ErrExist}
 		}
 	}
+	release, err := h.takeHandle("open", r.Filepath, true)
+	if err != nil {
+		return nil, err
+	}
 	u, err := st.Create(rel)
 	if err != nil {
+		release()
 		return nil, h.status("open", r.Filepath, err)
 	}
 	h.opened(r.Filepath, 1)
-	return &upload{h: h, path: r.Filepath, u: u}, nil
+	return &upload{h: h, path: r.Filepath, u: u, release: release}, nil
 }
 
 // opened counts the uploads in progress to p up (d = 1) or down (-1).
@@ -141,18 +199,36 @@ func (h *handler) uploading(p string) bool {
 
 // upload is an sftp write handle on an artifacts.Upload.
 type upload struct {
-	h    *handler
-	path string
-	u    *artifacts.Upload
-	once sync.Once // ends the handle's count in h.open
+	h       *handler
+	path    string
+	u       *artifacts.Upload
+	release func()    // gives back the handle's counts
+	once    sync.Once // ends the handle's count in h.open
+	failed  sync.Once // the upload's failure is reported once, not per write
 }
 
-func (w *upload) closed() { w.once.Do(func() { w.h.opened(w.path, -1) }) }
+// status is h.status, with the upload's failure reported only once: a
+// client has many writes in flight, and each of them fails the same way.
+func (w *upload) status(op string, err error) error {
+	first := false
+	w.failed.Do(func() { first = true })
+	if first {
+		return w.h.status(op, w.path, err)
+	}
+	return &coded{err: err, code: sftp.ErrSSHFxFailure}
+}
+
+func (w *upload) closed() {
+	w.once.Do(func() {
+		w.h.opened(w.path, -1)
+		w.release()
+	})
+}
 
 func (w *upload) WriteAt(p []byte, off int64) (int, error) {
 	n, err := w.u.WriteAt(p, off)
 	if err != nil {
-		return n, w.h.status("write", w.path, err)
+		return n, w.status("write", err)
 	}
 	return n, nil
 }
@@ -162,10 +238,10 @@ func (w *upload) WriteAt(p []byte, off int64) (int, error) {
 func (w *upload) Close() error {
 	defer w.closed()
 	_, err := w.u.Commit("")
-	if errors.Is(err, artifacts.ErrClosed) {
+	if err == nil || errors.Is(err, artifacts.ErrClosed) {
 		return err // aborted already: the client is gone
 	}
-	return w.h.status("close", w.path, err)
+	return w.status("close", err)
 }
 
 // TransferError is called when the connection ends with the file still
@@ -227,8 +303,16 @@ func (h *handler) Filecmd(r *sftp.Request) error {
 func (h *handler) Filelist(r *sftp.Request) (sftp.ListerAt, error) {
 	switch r.Method {
 	case "List":
+		release, err := h.takeHandle("opendir", r.Filepath, false)
+		if err != nil {
+			return nil, err
+		}
 		fis, err := h.list(r.Filepath)
-		return lister(fis), err
+		if err != nil {
+			release()
+			return nil, err
+		}
+		return &dirHandle{lister: fis, release: release}, nil
 	case "Stat":
 		fi, err := h.stat(r.Filepath, true)
 		return lister{fi}, err

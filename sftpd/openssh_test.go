@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,6 +26,7 @@ import (
 const (
 	serveEnv = "SFTPD_TEST_SERVE_ROOT"
 	slowEnv  = "SFTPD_TEST_SLOW"
+	quotaEnv = "SFTPD_TEST_QUOTA" // bytes of each session's disk quota
 )
 
 func TestMain(m *testing.M) {
@@ -52,8 +54,9 @@ func (stdio) Stderr() io.ReadWriter       { return os.Stderr }
 func serveStdio(root string) int {
 	s := &sessions{stores: map[string]map[string]*artifacts.Store{"alice": {}}}
 	ents, _ := os.ReadDir(root)
+	quota, _ := strconv.ParseInt(os.Getenv(quotaEnv), 10, 64)
 	for _, e := range ents {
-		st, err := artifacts.Open(filepath.Join(root, e.Name()), artifacts.Limits{})
+		st, err := artifacts.Open(filepath.Join(root, e.Name()), artifacts.Limits{}, artifacts.Quota(quota, 0))
 		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			return 1
@@ -162,6 +165,49 @@ func TestOpenSSHScp(t *testing.T) {
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Errorf("got success for a name outside the kinds' folders; want a failure\n%s", out)
+	}
+}
+
+// OpenSSH's sftp and scp uploads past a session's disk quota fail, saying
+// so in one line, and leave nothing; the next session's uploads go on.
+func TestOpenSSHQuota(t *testing.T) {
+	root, env := openssh(t, "scp")
+	if err := os.Mkdir(filepath.Join(root, "a2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, quotaEnv+"="+strconv.Itoa(1<<20))
+	local := t.TempDir()
+	big, small := filepath.Join(local, "big.bin"), filepath.Join(local, "small.bin")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("q"), 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(small, []byte("small"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range [][]string{
+		{"sftp", "-b", "-", "-D", os.Args[0]},
+		{"scp", "-s", "-S", os.Args[0], big, "alice@host:/a1/files/"},
+	} {
+		cmd := exec.Command(tool[0], tool[1:]...)
+		cmd.Env, cmd.Stdin = env, strings.NewReader("put "+big+" /a1/files/big.bin\n")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("%s past the quota: got success; want a failure\n%s", tool[0], out)
+		}
+		if n := strings.Count(string(out), "disk quota exceeded"); n != 1 {
+			t.Errorf("%s: got %d lines saying disk quota exceeded; want 1\n%s", tool[0], n, out)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "a1/files/big.bin")); !os.IsNotExist(err) {
+		t.Errorf("got %v for files/big.bin; want it absent", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(root, "a1", ".tmp")); len(ents) != 0 {
+		t.Errorf("got %d temp files; want none", len(ents))
+	}
+	cmd := exec.Command("scp", "-s", "-S", os.Args[0], small, "alice@host:/a2/files/")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("another session's upload: %v\n%s", err, out)
 	}
 }
 

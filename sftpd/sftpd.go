@@ -25,23 +25,101 @@ type Sessions interface {
 	Store(user, id string) (*artifacts.Store, error)
 }
 
-// Serve runs the sftp subsystem for user on ch until the client goes away,
-// and returns nil then. It ends ch: with Exit(0) if ch has that method. It is what an ssh server's "sftp" subsystem handler
-// calls. If ch has a Stderr() (an ssh session has), each refused upload or
-// command is also reported there in one line, since OpenSSH's sftp and scp
-// print only the status code of a failure, not its text.
+// Limits bound what sftp requests may hold on the host. A zero field is
+// the field of DefaultLimits.
+type Limits struct {
+	// MaxHandles caps the open handles (files and folders) of one
+	// connection; an open past it fails with a status saying so.
+	MaxHandles int
+	// MaxUserFiles caps the host descriptors held by one user's open
+	// files across all of that user's connections, so that one user can
+	// never take the descriptors other users' logins need.
+	MaxUserFiles int
+}
+
+// DefaultLimits are the limits a zero Limits stands for.
+var DefaultLimits = Limits{MaxHandles: 64, MaxUserFiles: 256}
+
+func (l Limits) orDefaults() Limits {
+	if l.MaxHandles <= 0 {
+		l.MaxHandles = DefaultLimits.MaxHandles
+	}
+	if l.MaxUserFiles <= 0 {
+		l.MaxUserFiles = DefaultLimits.MaxUserFiles
+	}
+	return l
+}
+
+// Server serves the sftp subsystem to any number of connections, counting
+// each user's host descriptors across them. The zero value is ready to use
+// with DefaultLimits. Limits must not change once Serve was called.
+type Server struct {
+	Limits Limits
+
+	mu    sync.Mutex     // guards files
+	files map[string]int // user → descriptors held by open files
+}
+
+// DefaultServer is the Server of Serve. Descriptors are the host process's,
+// so one count per user for the whole process is what protects them.
+var DefaultServer = &Server{}
+
+// Serve runs the sftp subsystem of DefaultServer for user on ch.
 func Serve(ch io.ReadWriteCloser, s Sessions, user string) error {
+	return DefaultServer.Serve(ch, s, user)
+}
+
+// Serve runs the sftp subsystem for user on ch until the client goes away,
+// and returns nil then. It ends ch: with Exit(0) if ch has that method. It
+// is what an ssh server's "sftp" subsystem handler calls. If ch has a
+// Stderr() (an ssh session has), each refused upload or command is also
+// reported there in one line, since OpenSSH's sftp and scp print only the
+// status code of a failure, not its text.
+func (srv *Server) Serve(ch io.ReadWriteCloser, s Sessions, user string) error {
 	var errs io.Writer
 	if e, ok := ch.(interface{ Stderr() io.ReadWriter }); ok {
 		errs = e.Stderr()
 	}
-	srv := sftp.NewRequestServer(ender{ch}, Handler(s, user, errs))
-	err := srv.Serve()
-	srv.Close()
+	// The allocator reuses packet buffers instead of a fresh one per
+	// packet (less GC per upload); safe because no handler keeps a
+	// WriteAt buffer after it returns.
+	rs := sftp.NewRequestServer(ender{ch}, srv.Handler(s, user, errs), sftp.WithRSAllocator())
+	err := rs.Serve() // closes every handle left open before it returns
+	rs.Close()
 	if errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// takeFile counts one more descriptor for user, or fails past the cap.
+func (srv *Server) takeFile(user string) bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.files == nil {
+		srv.files = map[string]int{}
+	}
+	if srv.files[user] >= srv.Limits.orDefaults().MaxUserFiles {
+		return false
+	}
+	srv.files[user]++
+	return true
+}
+
+// dropFile gives back one of user's descriptors.
+func (srv *Server) dropFile(user string) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.files[user]--; srv.files[user] <= 0 {
+		delete(srv.files, user)
+	}
+}
+
+// UserFiles is how many host descriptors user's open sftp files hold now.
+func (srv *Server) UserFiles(user string) int {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.files[user]
 }
 
 // ender ends ch when the request server closes it: with Exit(0) if ch has
@@ -57,23 +135,27 @@ func (e ender) Close() error {
 	return e.ReadWriteCloser.Close()
 }
 
-// Handler returns the request handlers of user's view of s. Refusals are
-// written to errs, one line each, if it is not nil.
-func Handler(s Sessions, user string, errs io.Writer) sftp.Handlers {
-	h := &handler{s: s, user: user, errs: errs, start: time.Now(), open: map[string]int{}}
+// Handler returns the request handlers of one connection of user's view of
+// s. Refusals are written to errs, one line each, if it is not nil.
+func (srv *Server) Handler(s Sessions, user string, errs io.Writer) sftp.Handlers {
+	h := &handler{srv: srv, lim: srv.Limits.orDefaults(), s: s, user: user, errs: errs,
+		start: time.Now(), open: map[string]int{}}
 	return sftp.Handlers{FileGet: h, FilePut: h, FileCmd: h, FileList: h}
 }
 
-// handler serves one user's sftp requests. The request server calls it from
-// several goroutines; mu guards what changes.
+// handler serves one connection of a user's sftp requests. The request
+// server calls it from several goroutines; mu guards what changes.
 type handler struct {
+	srv   *Server
+	lim   Limits
 	s     Sessions
 	user  string
 	start time.Time // the mtime of "/"
 
-	mu   sync.Mutex // guards errs and open
-	errs io.Writer
-	open map[string]int // sftp path → uploads in progress to it
+	mu      sync.Mutex // guards errs, open and handles
+	errs    io.Writer
+	open    map[string]int // sftp path → uploads in progress to it
+	handles int            // handles open on this connection
 }
 
 // report writes a refusal to errs, if there is one.

@@ -106,11 +106,17 @@ type link struct {
 
 func dial(tb testing.TB, s Sessions, user string, opts ...sftp.ClientOption) *link {
 	tb.Helper()
+	return dialServer(tb, DefaultServer, s, user, opts...)
+}
+
+// dialServer is dial to srv.
+func dialServer(tb testing.TB, srv *Server, s Sessions, user string, opts ...sftp.ClientOption) *link {
+	tb.Helper()
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
 	server := &conn{Reader: c2sR, WriteCloser: s2cW}
 	l := &link{server: server, done: make(chan error, 1)}
-	go func() { l.done <- Serve(server, s, user) }()
+	go func() { l.done <- srv.Serve(server, s, user) }()
 	c, err := sftp.NewClientPipe(s2cR, c2sW, opts...)
 	if err != nil {
 		tb.Fatal(err)

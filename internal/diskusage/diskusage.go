@@ -28,6 +28,15 @@ func (u Usage) Over(bytes, inodes int64) bool {
 	return (bytes > 0 && u.Bytes > bytes) || (inodes > 0 && u.Inodes > inodes)
 }
 
+// BytesPerInode is the quota's price of an inode: a session may hold one
+// file, folder or link per 4 KiB of its byte quota (at least 1024), so that
+// empty files cannot take the disk's inodes. The worker's quota watcher
+// (sandbox) and the upload check (artifacts) both count by it.
+const BytesPerInode = 4 << 10
+
+// InodesFor is the inode cap that goes with a byte cap.
+func InodesFor(bytes int64) int64 { return max(bytes/BytesPerInode, 1024) }
+
 // ErrTooMany is returned when a walk meets more entries than its bound.
 var ErrTooMany = errors.New("diskusage: too many entries")
 
@@ -36,8 +45,21 @@ var ErrTooMany = errors.New("diskusage: too many entries")
 // and the usage counted so far. A missing dir is zero usage. Entries that
 // vanish during the walk are skipped: the tree belongs to a running session.
 func Of(root *os.Root, dir string, maxEntries int64) (Usage, error) {
+	return OfExcept(root, dir, maxEntries, "")
+}
+
+// OfExcept is Of leaving out the subtree skip (a slash path inside root, as
+// fs.WalkDir names it; "" leaves out nothing). The artifact store leaves
+// out its uploads in progress, which it counts by what they reserve.
+func OfExcept(root *os.Root, dir string, maxEntries int64, skip string) (Usage, error) {
 	var u Usage
 	err := fs.WalkDir(root.FS(), dir, func(path string, d fs.DirEntry, err error) error {
+		if skip != "" && path == skip {
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil

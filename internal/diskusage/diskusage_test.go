@@ -55,3 +55,33 @@ func TestOf(t *testing.T) {
 		t.Errorf("missing dir: got %+v, %v; want zero, nil", u, err)
 	}
 }
+
+func TestOfExcept(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"keep", "skip/deep"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "skip", "deep", "big"), make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	u, err := OfExcept(root, ".", 0, "skip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Inodes != 2 || u.Bytes > 64<<10 { // . keep
+		t.Errorf("got %+v; want the two folders outside skip only", u)
+	}
+	if got, want := InodesFor(1<<30), int64(1<<30/BytesPerInode); got != want {
+		t.Errorf("InodesFor(1 GiB): got %d; want %d", got, want)
+	}
+	if got := InodesFor(1 << 20); got != 1024 {
+		t.Errorf("InodesFor(1 MiB): got %d; want the floor of 1024", got)
+	}
+}
