@@ -74,6 +74,9 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) (int, erro
 	}
 	ev, key, err := s.startEvaluator(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return 0, &RestoreError{Err: ctx.Err()}
+		}
 		return 0, err
 	}
 	s.ev, s.evKey = ev, key

@@ -109,6 +109,8 @@ func ExitStatus(w io.Writer, err error) int {
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, new(*RestoreError)):
+		fmt.Fprintf(w, "error: %v\n", err) // says itself whether interrupted
 	case errors.As(err, &exit):
 		return exit.Code
 	case errors.As(err, &crash), errors.Is(err, errReported):

@@ -274,6 +274,8 @@ func (it *interaction) run(cell string) {
 func reportError(w io.Writer, err error, timeout time.Duration) {
 	var crash *sandbox.CrashError
 	switch {
+	case errors.As(err, new(*RestoreError)):
+		fmt.Fprintf(w, "error: %v\n", err) // says itself whether interrupted or timed out
 	case err == nil, errors.As(err, &crash):
 		// A crash was reported when it happened.
 	case errors.Is(err, context.Canceled):
