@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // Journal is the ordered list of a session's successful cells: what a
@@ -29,11 +30,14 @@ type Journal struct {
 	sessDir string // ROOT/<uuid>
 	sync    bool   // fsync appended cells (in the background)
 
-	mu    sync.Mutex // guards the fields below and the segment's contents
-	dir   *os.Root   // classes/repl; nil until opened
-	seg   *os.File   // journal.seg, open for appending
-	size  int64      // bytes of seg that hold whole records
-	count int        // records in seg
+	mu     sync.Mutex // guards the fields below and the segment's contents
+	dir    *os.Root   // classes/repl; nil until opened
+	seg    *os.File   // journal.seg, open for appending
+	size   int64      // bytes of seg that hold whole records
+	count  int        // records in seg
+	closed bool       // Close was called: the session is gone
+
+	current atomic.Pointer[os.File] // seg, for the flush goroutine (which never takes mu)
 
 	flushMu  sync.Mutex // guards dirty and flushing
 	dirty    bool       // appended since the last fsync began
@@ -47,6 +51,9 @@ const (
 	// MaxJournal bounds a journal's segment: what a restore reads at most.
 	MaxJournal = 64 << 20
 )
+
+// errJournalClosed is the journal of a session that has ended.
+var errJournalClosed = errors.New("journal: session ended")
 
 // ErrJournalFull refuses a cell past MaxJournal.
 var ErrJournalFull = errors.New("journal full: " + byteSize(MaxJournal) + "; :reset starts an empty one")
@@ -96,6 +103,9 @@ func (j *Journal) openLocked() error {
 	if j.seg != nil {
 		return nil
 	}
+	if j.closed {
+		return errJournalClosed
+	}
 	root, err := os.OpenRoot(j.sessDir)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -134,6 +144,7 @@ func (j *Journal) openLocked() error {
 		}
 	}
 	j.dir, j.seg, j.size, j.count = dir, seg, valid, len(cells)
+	j.current.Store(seg)
 	return nil
 }
 
@@ -258,11 +269,13 @@ func (j *Journal) reopenLocked() error {
 	return j.openLocked()
 }
 
-// Close releases the journal's files; it opens them again on next use.
+// Close releases the journal's files for good: the session has ended (or
+// the host stops); later use fails.
 func (j *Journal) Close() {
 	j.Sync()
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.closed = true
 	if j.seg != nil {
 		j.seg.Close()
 		j.dir.Close()
@@ -277,19 +290,22 @@ func (j *Journal) syncLater() {
 	j.dirty = true
 	if !j.flushing {
 		j.flushing = true
-		go j.flush(j.seg)
+		go j.flush()
 	}
 }
 
-// flush fsyncs seg until no append came during the last fsync: one fsync
-// for every burst of cells (group commit). A segment closed meanwhile fails
-// harmlessly (os.File guards its descriptor).
-func (j *Journal) flush(seg *os.File) {
+// flush fsyncs the segment until no append came during the last fsync: one
+// fsync for every burst of cells (group commit). A segment closed meanwhile
+// (replaced by a rewrite, which syncs its own) fails harmlessly: os.File
+// guards its descriptor.
+func (j *Journal) flush() {
 	j.flushMu.Lock()
 	for j.dirty {
 		j.dirty = false
 		j.flushMu.Unlock()
-		seg.Sync()
+		if seg := j.current.Load(); seg != nil {
+			seg.Sync()
+		}
 		j.flushMu.Lock()
 	}
 	j.flushing = false

@@ -43,7 +43,8 @@ func (e *RestoreError) Unwrap() error { return e.Err }
 // which wraps sandbox.ErrProtocol), an interrupt and a timeout are not.
 func cutsJournal(err error) bool {
 	var crash *sandbox.CrashError
-	if errors.As(err, &crash) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &crash) || errors.Is(err, sandbox.ErrProtocol) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
 	var evalErr *sandbox.EvalError

@@ -55,9 +55,7 @@ func TestRestoreCutsOnlyAtACellsOwnError(t *testing.T) {
 		}, false},
 		{"interrupted", func() error { return context.Canceled }, false},
 		{"timed-out", func() error { return context.DeadlineExceeded }, false},
-		{"interrupted-and-replaced", func() error {
-			return &sandbox.InterruptedError{}
-		}, false},
+		{"protocol-error-bare", func() error { return fmt.Errorf("replay: %w", sandbox.ErrProtocol) }, false},
 		{"plain-error", func() error { return errors.New("sandbox: worker reply: bad json") }, false},
 		{"eval-error", func() error { return &sandbox.EvalError{Line: 1, Col: 1, Msg: "undefined: greet"} }, true},
 		{"exit", func() error { return &sandbox.ExitError{Code: 3} }, true},
