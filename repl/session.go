@@ -47,6 +47,16 @@ type Session struct {
 	openSeq   uint64               // the last key given in open
 }
 
+// ErrSessionEnded is the error of a cell whose session was killed or
+// evicted while it ran.
+var ErrSessionEnded = errors.New("session ended (killed or evicted) while the cell ran")
+
+func (s *Session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Info describes a session for listings.
 type Info struct {
 	ID       string
@@ -140,6 +150,11 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 	start := time.Now()
 	err := s.ev.Eval(ctx, cell, show)
 	s.m.emit(Event{Kind: EventCell, User: s.owner, Session: s.id, Outcome: CellOutcome(err), Duration: time.Since(start), Code: cell})
+	if err != nil && s.isClosed() {
+		// Killed or evicted while the cell ran: its evaluator was ended
+		// under it, which is no crash to restore from.
+		return ErrSessionEnded
+	}
 	var crash *sandbox.CrashError
 	if errors.As(err, &crash) {
 		s.m.emit(Event{Kind: EventSessionCrashed, User: s.owner, Session: s.id, Reason: crash.Reason})
