@@ -94,25 +94,46 @@ func (s *Session) ensureLoaded(ctx context.Context, notice io.Writer) (int, erro
 
 // startEvaluator starts an interpreter for the session and registers it
 // under key, so a kill can end it at any time. (Keys, not the evaluators
-// themselves: an Evaluator need not be comparable.)
+// themselves: an Evaluator need not be comparable.) A kill meanwhile cancels
+// the start and waits for it (close), so no worker outlives the kill.
 func (s *Session) startEvaluator(ctx context.Context) (Evaluator, uint64, error) {
-	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
-	if err != nil {
-		return nil, 0, fmt.Errorf("start interpreter: %w", err)
-	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		return nil, 0, ErrNoSuchSession
+	}
+	s.starts.Add(1)
+	defer s.starts.Done()
+	s.openSeq++
+	key := s.openSeq
+	if s.startCancels == nil {
+		s.startCancels = map[uint64]context.CancelFunc{}
+	}
+	s.startCancels[key] = cancel
+	s.mu.Unlock()
+
+	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	s.mu.Lock()
+	delete(s.startCancels, key)
+	closed := s.closed
+	if err == nil && !closed {
+		if s.open == nil {
+			s.open = map[uint64]Evaluator{}
+		}
+		s.open[key] = ev
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil && closed:
+		return nil, 0, ErrNoSuchSession
+	case err != nil:
+		return nil, 0, fmt.Errorf("start interpreter: %w", err)
+	case closed:
 		ev.Close()
 		return nil, 0, ErrNoSuchSession
 	}
-	if s.open == nil {
-		s.open = map[uint64]Evaluator{}
-	}
-	s.openSeq++
-	s.open[s.openSeq] = ev
-	key := s.openSeq
-	s.mu.Unlock()
 	return ev, key, nil
 }
 

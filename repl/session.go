@@ -34,17 +34,19 @@ type Session struct {
 	metaMu       sync.Mutex // serializes writes of session.json and the removal of stale temporary files
 	tempsCleaned bool       // guarded by metaMu
 
-	mu        sync.Mutex // guards the fields below
-	lastUsed  time.Time
-	users     int                  // holds by Create and Acquire: attachments and commands
-	running   int                  // cells in Eval (waiting or running)
-	detach    func(msg string)     // ends the current interactive attachment
-	attachGen uint64               // which attachment detach belongs to
-	loaded    bool                 // ev != nil, readable without evalMu
-	closed    bool                 // killed or evicted: never used again
-	cancel    context.CancelFunc   // interrupts the running cell, if any
-	open      map[uint64]Evaluator // evaluators started and not closed (the loaded one, a restore's, a reload's): what a kill ends
-	openSeq   uint64               // the last key given in open
+	mu           sync.Mutex // guards the fields below
+	lastUsed     time.Time
+	users        int                           // holds by Create and Acquire: attachments and commands
+	running      int                           // cells in Eval (waiting or running)
+	detach       func(msg string)              // ends the current interactive attachment
+	attachGen    uint64                        // which attachment detach belongs to
+	loaded       bool                          // ev != nil, readable without evalMu
+	closed       bool                          // killed or evicted: never used again
+	cancel       context.CancelFunc            // interrupts the running cell, if any
+	open         map[uint64]Evaluator          // evaluators started and not closed (the loaded one, a restore's, a reload's): what a kill ends
+	openSeq      uint64                        // the last key given in open or startCancels
+	startCancels map[uint64]context.CancelFunc // evaluators being started, by their key to be
+	starts       sync.WaitGroup                // evaluators being started: close waits for them (Add under mu, while not closed)
 }
 
 // ErrSessionEnded is the error of a cell whose session was killed or
@@ -272,9 +274,8 @@ func (s *Session) close(reason string) {
 	s.mu.Lock()
 	s.closed = true
 	detach, cancel := s.detach, s.cancel
-	open := make([]uint64, 0, len(s.open))
-	for key := range s.open {
-		open = append(open, key)
+	for _, c := range s.startCancels {
+		c() // an interpreter being started: stop waiting for it
 	}
 	s.mu.Unlock()
 	if cancel != nil {
@@ -283,6 +284,13 @@ func (s *Session) close(reason string) {
 	if detach != nil {
 		detach(reason)
 	}
+	s.starts.Wait() // a start that finished meanwhile closed its own
+	s.mu.Lock()
+	open := make([]uint64, 0, len(s.open))
+	for key := range s.open {
+		open = append(open, key)
+	}
+	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, key := range open {
 		wg.Add(1)
