@@ -50,8 +50,13 @@ type Session struct {
 }
 
 // ErrSessionEnded is the error of a cell whose session was killed or
-// evicted while it ran.
-var ErrSessionEnded = errors.New("session ended (killed or evicted) while the cell ran")
+// evicted while it ran; errors.Is(err, ErrNoSuchSession) holds for it.
+var ErrSessionEnded error = sessionEnded{}
+
+type sessionEnded struct{}
+
+func (sessionEnded) Error() string        { return "session ended (killed or evicted) while the cell ran" }
+func (sessionEnded) Is(target error) bool { return target == ErrNoSuchSession }
 
 func (s *Session) isClosed() bool {
 	s.mu.Lock()
