@@ -163,3 +163,49 @@ func TestRestoreAtATerminalIsInterruptibleAndBounded(t *testing.T) {
 		})
 	}
 }
+
+// A session the last release left (unsealed session.json, one journal file
+// per cell, no ROOT/session.key) restores on the upgrade: its journal is
+// converted to the segment and its session.json sealed.
+func TestLastReleasesSessionRestores(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	h := startHostProc(t, root)
+	h.Stop(t)
+	if err := os.Remove(filepath.Join(root, "session.key")); err != nil {
+		t.Fatal(err)
+	}
+	id := "0b6c2a5e-8d1f-4f7e-9a51-0c1d2e3f4a5b"
+	files := map[string]string{
+		"session.json":           `{"id":"` + id + `","owner":"tester","created":"2026-01-02T03:04:05Z","last_used":"2026-01-02T03:04:05Z","state":"detached"}`,
+		"classes/repl/000001.go": "x := 41",
+		"classes/repl/000002.go": "func g() int { return x + 1 }",
+	}
+	for _, sub := range []string{"classes/src", "files", "archives"} {
+		if err := os.MkdirAll(filepath.Join(root, id, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range files {
+		p := filepath.Join(root, id, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h = startHostProc(t, root)
+	c := dialHost(t, h)
+	expectRestorable(t, c, id)
+	expectOn(t, c, "eval --session "+id+" g()", "42\n")
+	entries, _ := os.ReadDir(filepath.Join(root, id, "classes", "repl"))
+	if len(entries) != 1 || entries[0].Name() != "journal.seg" {
+		t.Errorf("classes/repl after the upgrade: %v; want journal.seg alone", entries)
+	}
+	if b := testhost.FileBytes(t, filepath.Join(root, id, "session.json")); !strings.Contains(b, `"seal"`) {
+		t.Errorf("session.json not sealed on the upgrade: %s", b)
+	}
+	h.Stop(t)
+	h = startHostProc(t, root)
+	expectOn(t, dialHost(t, h), "eval --session "+id+" g() + 1", "43\n")
+}
