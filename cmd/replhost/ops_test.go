@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"io"
 	"net/http"
 	"os"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/replhost/replhost/admin"
 	"github.com/replhost/replhost/internal/testhost"
-	gossh "golang.org/x/crypto/ssh"
 )
 
 var metricsRE = regexp.MustCompile(`msg="metrics listening" addr=([0-9.:]+)`)
@@ -94,25 +91,6 @@ func TestMetricsAfterAScriptAndARestore(t *testing.T) {
 	)
 }
 
-// newUserKey makes a key pair for a user: the signer and an authorized_keys
-// file of its public key.
-func newUserKey(t *testing.T) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "key.pub")
-	if err := os.WriteFile(p, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return signer, p
-}
-
 func replhostCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	out, err := exec.Command(replhostBin, args...).CombinedOutput()
@@ -126,8 +104,8 @@ func replhostCmd(t *testing.T, args ...string) (string, error) {
 func TestAdminCommandsOnTheHostAndOverSSH(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")
 	h := startHostProc(t, root)
-	opsKey, opsPub := newUserKey(t)
-	bobKey, bobPub := newUserKey(t)
+	opsKey, opsPub := testhost.NewUserKey(t, t.TempDir(), "ops")
+	bobKey, bobPub := testhost.NewUserKey(t, t.TempDir(), "bob")
 	if out, err := replhostCmd(t, "user", "add", "ops", opsPub, "--root", root, "--admin"); err != nil || !strings.Contains(out, "ops (admin)") {
 		t.Fatalf("user add --admin: %v: %s", err, out)
 	}
@@ -199,5 +177,43 @@ func TestUserRmWithoutAHostRemovesItsSessions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, id)); !os.IsNotExist(err) {
 		t.Errorf("session directory after user rm: %v; want it gone", err)
+	}
+}
+
+// [users.NAME] of the config file: that user's session cap, memory cap and
+// disk quota, through real workers; another user keeps the host's.
+func TestPerUserLimitsFromTheConfigFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	cfg := filepath.Join(t.TempDir(), "replhost.toml")
+	if err := os.WriteFile(cfg, []byte("[users.tester]\nmax-sessions = 2\nmemory = \"128MiB\"\ndisk = \"8MiB\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHostProc(t, root, "--config", cfg)
+	c := dialHost(t, h)
+	id := strings.TrimSpace(testhost.RunOn(t, c, "new", "").Stdout)
+	id2 := strings.TrimSpace(testhost.RunOn(t, c, "new", "").Stdout)
+	if r := testhost.RunOn(t, c, "new", ""); r.Status != 1 || !strings.Contains(r.Stderr, "too many sessions: 2 of 2") {
+		t.Errorf("third session: %+v; want too many sessions: 2 of 2", r)
+	}
+	r := testhost.RunOn(t, c, "eval --session "+id+` import "os"; os.WriteFile("big", make([]byte, 16<<20), 0o644)`, "")
+	if !strings.Contains(r.Stdout+r.Stderr, "file too large") {
+		t.Errorf("16 MiB file under an 8 MiB quota: %+v; want file too large", r)
+	}
+	// Another session: the first is at its disk quota now (the file's
+	// first 8 MiB stay), which stops its next cell.
+	r = testhost.RunOn(t, c, "eval --session "+id2+" var s []int\nchunk := make([]int, 1<<16)\nfor {\n\ts = append(s, chunk...)\n}", "")
+	if !strings.Contains(r.Stderr, "killed at memory cap 128MiB") {
+		t.Errorf("a cell past 128 MiB: %+v; want killed at memory cap 128MiB", r)
+	}
+
+	bobKey, bobPub := testhost.NewUserKey(t, t.TempDir(), "bob")
+	if out, err := replhostCmd(t, "user", "add", "bob", bobPub, "--root", root); err != nil {
+		t.Fatalf("user add: %v: %s", err, out)
+	}
+	bob := dialAs(t, h, "bob", bobKey)
+	bid := strings.TrimSpace(testhost.RunOn(t, bob, "new", "").Stdout)
+	r = testhost.RunOn(t, bob, "eval --session "+bid+` import "os"; os.WriteFile("big", make([]byte, 16<<20), 0o644)`, "")
+	if r.Status != 0 || r.Stdout != "<nil>\n" {
+		t.Errorf("bob's 16 MiB file under the host's 1 GiB quota: %+v; want <nil>", r)
 	}
 }

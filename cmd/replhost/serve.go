@@ -276,12 +276,15 @@ func (c *serveConfig) userMaxSessions() map[string]int {
 	return m
 }
 
-// memoryFor is the memory cap of user's sessions.
-func (c *serveConfig) memoryFor(user string) int64 {
-	if u, ok := c.users[user]; ok && u.Memory > 0 {
-		return int64(u.Memory)
+// limitsFor is the memory cap and disk quota of user's sessions: the
+// user's [users.NAME] overrides, else the host's.
+func (c *serveConfig) limitsFor(user string) (l struct{ memory, disk int64 }) {
+	l.memory, l.disk = int64(c.memory), int64(c.disk)
+	if u, ok := c.users[user]; ok {
+		l.memory = cmp.Or(int64(u.Memory), l.memory)
+		l.disk = cmp.Or(int64(u.Disk), l.disk)
 	}
-	return int64(c.memory)
+	return l
 }
 
 // evaluatorFor returns how sessions get their interpreter, and the worker
@@ -308,7 +311,8 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 		pool := sandbox.NewPool(sandbox.PoolOptions{Size: size, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
 		outputCap := int64(c.outputCap)
 		return repl.InWorkersFor(pool, func(spec repl.EvaluatorSpec) sandbox.WorkerOptions {
-			return sandbox.WorkerOptions{Allow: allow, Memory: c.memoryFor(spec.Owner), Disk: int64(c.disk),
+			lim := c.limitsFor(spec.Owner)
+			return sandbox.WorkerOptions{Allow: allow, Memory: lim.memory, Disk: lim.disk,
 				OutputCap: outputCap, Group: spec.Owner, MaxThreads: c.maxThreads}
 		}), pool, nil
 	}
