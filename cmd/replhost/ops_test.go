@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replhost/replhost/admin"
 	"github.com/replhost/replhost/internal/testhost"
@@ -215,5 +217,59 @@ func TestPerUserLimitsFromTheConfigFile(t *testing.T) {
 	r = testhost.RunOn(t, bob, "eval --session "+bid+` import "os"; os.WriteFile("big", make([]byte, 16<<20), 0o644)`, "")
 	if r.Status != 0 || r.Stdout != "<nil>\n" {
 		t.Errorf("bob's 16 MiB file under the host's 1 GiB quota: %+v; want <nil>", r)
+	}
+}
+
+// waitLogCount waits (bounded) until the host has logged text n times.
+func waitLogCount(tb testing.TB, h *hostProc, text string, n int) {
+	tb.Helper()
+	for i := 0; strings.Count(h.Log(), text) < n; i++ {
+		if i == 400 {
+			tb.Fatalf("host never logged %q %d times:\n%s", text, n, h.Log())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// SIGHUP reads the config file again: a raised per-user session cap takes
+// effect at once; a broken file is refused with one logged line and the
+// host keeps the settings it had.
+func TestSIGHUPReloadsTheConfigFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	cfg := filepath.Join(t.TempDir(), "replhost.toml")
+	write := func(text string) {
+		if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[users.tester]\nmax-sessions = 1\n")
+	h := startHostProc(t, root, "--isolation", "inproc", "--config", cfg)
+	c := dialHost(t, h)
+	newSession := func() testhost.Result { return testhost.RunOn(t, c, "new", "") }
+	if r := newSession(); r.Status != 0 {
+		t.Fatalf("first session: %+v", r)
+	}
+	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 1 of 1") {
+		t.Fatalf("second session under a cap of 1: %+v", r)
+	}
+	write("[users.tester]\nmax-sessions = oops\n")
+	h.cmd.Process.Signal(syscall.SIGHUP)
+	waitLogCount(t, h, `part="config file"`, 1)
+	if !strings.Contains(h.Log(), `msg="reload failed; kept as it was" part="config file"`) {
+		t.Errorf("a broken config file was not refused:\n%s", h.Log())
+	}
+	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 1 of 1") {
+		t.Errorf("after a refused reload: %+v; want the cap of 1 kept", r)
+	}
+	write("[users.tester]\nmax-sessions = 3\n")
+	h.cmd.Process.Signal(syscall.SIGHUP)
+	waitLogCount(t, h, `msg=reloaded part="config file"`, 1)
+	for i := 0; i < 2; i++ {
+		if r := newSession(); r.Status != 0 {
+			t.Errorf("session %d under the reloaded cap of 3: %+v", i+2, r)
+		}
+	}
+	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 3 of 3") {
+		t.Errorf("fourth session: %+v; want too many sessions: 3 of 3", r)
 	}
 }

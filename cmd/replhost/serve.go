@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,7 +39,8 @@ type serveConfig struct {
 	maxStartups                                                         sshd.MaxStartups
 	perSourceMaxStartups                                                sshd.PerSourceLimit
 
-	users map[string]userLimits // [users.NAME] of the config file
+	args  []string                              // serve's arguments, read again at SIGHUP
+	users atomic.Pointer[map[string]userLimits] // [users.NAME] of the config file; replaced by a reload
 }
 
 const serveUsage = "replhost [serve] [flags]"
@@ -100,8 +102,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, int, boo
 			fmt.Fprintf(stderr, "replhost: %v\n", err)
 			return nil, 2, false
 		}
-		c.users = fc.users
+		c.users.Store(&fc.users)
 	}
+	c.args = args
 	return c, 0, true
 }
 
@@ -197,7 +200,7 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	go reloadOnHangup(ctx, hup, log, frontDoorReload(srv, c))
+	go reloadOnHangup(ctx, hup, log, configReload(c, mgr), frontDoorReload(srv, c))
 	l, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
@@ -268,7 +271,7 @@ func fanout(sinks []repl.Events) repl.Events {
 
 func (c *serveConfig) userMaxSessions() map[string]int {
 	m := map[string]int{}
-	for name, u := range c.users {
+	for name, u := range c.userLimits() {
 		if u.MaxSessions > 0 {
 			m[name] = u.MaxSessions
 		}
@@ -276,11 +279,19 @@ func (c *serveConfig) userMaxSessions() map[string]int {
 	return m
 }
 
+// userLimits are the [users.NAME] tables of the config file, as last read.
+func (c *serveConfig) userLimits() map[string]userLimits {
+	if m := c.users.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
 // limitsFor is the memory cap and disk quota of user's sessions: the
 // user's [users.NAME] overrides, else the host's.
 func (c *serveConfig) limitsFor(user string) (l struct{ memory, disk int64 }) {
 	l.memory, l.disk = int64(c.memory), int64(c.disk)
-	if u, ok := c.users[user]; ok {
+	if u, ok := c.userLimits()[user]; ok {
 		l.memory = cmp.Or(int64(u.Memory), l.memory)
 		l.disk = cmp.Or(int64(u.Disk), l.disk)
 	}
