@@ -83,7 +83,9 @@ func startHostProc(tb testing.TB, root string, args ...string) *hostProc {
 			if !ok {
 				tb.Fatalf("replhost exited before listening: %s", h.Log())
 			}
-			if f := strings.Fields(line); len(f) > 0 && f[0] == "ssh" {
+			// The first ssh command printed (the full one; the next is
+			// its ssh -F ROOT/ssh_config form).
+			if f := strings.Fields(line); len(f) > 0 && f[0] == "ssh" && h.Login == nil {
 				h.Login = f
 			}
 		case <-time.After(50 * time.Millisecond):
