@@ -170,3 +170,17 @@ func TestHelpOfEveryCommandAndVersion(t *testing.T) {
 		}
 	}
 }
+
+// A build that names its commit (-X main.commit, for builds without VCS
+// stamping) prints it.
+func TestVersionPrintsTheCommitGiven(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "replhost")
+	build := exec.Command("go", "build", "-ldflags", "-X main.commit=0123abcd", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v: %s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.Contains(string(out), " commit 0123abcd") {
+		t.Errorf("--version: %v, %q; want the commit", err, out)
+	}
+}
