@@ -23,9 +23,11 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# -trimpath for reproducible paths; VCS stamping needs .git in the context
-# (replhost version then prints the commit).
-RUN CGO_ENABLED=0 go build -trimpath -o /out/replhost ./cmd/replhost
+# -trimpath for reproducible paths. replhost version prints the commit the
+# toolchain stamps from .git in the context (a clone, not a worktree), or
+# the one given: docker build --build-arg COMMIT=$(git rev-parse HEAD) .
+ARG COMMIT=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-X main.commit=${COMMIT}" -o /out/replhost ./cmd/replhost
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \

@@ -38,31 +38,69 @@ type Sessions interface {
 // replaced; one a live host answers on is not.
 func Listen(root string) (net.Listener, error) {
 	path := SocketPath(root)
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+	if c, err := dialUnix(path, time.Second); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("admin socket %s: another host is serving it", path)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("admin socket: %w", err)
 	}
-	l, err := net.Listen("unix", path)
+	var l net.Listener
+	err := viaShortPath(path, func(addr string) (err error) {
+		l, err = net.Listen("unix", addr)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("admin socket: %w", err)
 	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false) // by its real path, in Close
 	// The root is 0700 already; the mode is the second lock, the peer's uid
 	// the third.
 	if err := os.Chmod(path, 0o600); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("admin socket: %w", err)
 	}
-	l.(*net.UnixListener).SetUnlinkOnClose(true)
-	return &peerListener{Listener: l, uid: os.Geteuid()}, nil
+	return &peerListener{Listener: l, uid: os.Geteuid(), path: path}, nil
+}
+
+// maxSunPath is the room for a path in a unix socket address.
+const maxSunPath = 107
+
+// viaShortPath calls f with path, or, when path is too long for a socket
+// address (a deep --root), with the same file named through the directory's
+// descriptor: /proc/self/fd/N/admin.sock.
+func viaShortPath(path string, f func(addr string) error) error {
+	if len(path) <= maxSunPath {
+		return f(path)
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return f(fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), filepath.Base(path)))
+}
+
+func dialUnix(path string, timeout time.Duration) (c net.Conn, err error) {
+	err = viaShortPath(path, func(addr string) error {
+		c, err = net.DialTimeout("unix", addr, timeout)
+		return err
+	})
+	return c, err
 }
 
 // peerListener accepts only connections from uid or root.
 type peerListener struct {
 	net.Listener
-	uid int
+	uid  int
+	path string
+}
+
+// Close stops listening and removes the socket.
+func (l *peerListener) Close() error {
+	err := l.Listener.Close()
+	os.Remove(l.path)
+	return err
 }
 
 func (l *peerListener) Accept() (net.Conn, error) {

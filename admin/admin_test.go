@@ -147,3 +147,38 @@ func TestOtherUIDIsRefused(t *testing.T) {
 		t.Errorf("client as uid 65534: %v: %s; want refused without an answer", err, out)
 	}
 }
+
+// A root too deep for a socket address still gets its socket, reached
+// through the directory's descriptor.
+func TestDeepRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60))
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m, err := repl.NewManager(repl.Config{Root: root, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	l, err := Listen(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Serve(ctx, l, m)
+	s, _ := m.Create(context.Background(), "alice")
+	m.Release(s)
+	c, err := Dial(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := c.Sessions(); err != nil || len(list) != 1 {
+		t.Errorf("sessions = %+v, %v; want alice's", list, err)
+	}
+	cancel()
+	l.Close()
+	if _, err := os.Stat(SocketPath(root)); !os.IsNotExist(err) {
+		t.Errorf("socket after Close: %v; want it removed", err)
+	}
+}

@@ -23,7 +23,7 @@ type Client struct {
 // Dial returns a client of root's admin socket, or ErrNoHost.
 func Dial(root string) (*Client, error) {
 	path := SocketPath(root)
-	c, err := net.DialTimeout("unix", path, 2*time.Second)
+	c, err := dialUnix(path, 2*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s: %v)", ErrNoHost, path, err)
 	}
@@ -31,8 +31,7 @@ func Dial(root string) (*Client, error) {
 	return &Client{http: &http.Client{
 		Timeout: 30 * time.Second,
 		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
+			return dialUnix(path, 5*time.Second)
 		}},
 	}}, nil
 }

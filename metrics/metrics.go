@@ -164,15 +164,30 @@ func CrashLabel(reason string) string {
 	return "runtime"
 }
 
-// refusalLabel keeps a refusal reason short and of few values: the text
-// before any colon, spaces as underscores.
+// refusalLabel maps a refusal reason (free text with line numbers,
+// addresses and times, partly chosen by the client) to a label of a fixed
+// few values, so that nobody can grow the metric's series.
 func refusalLabel(reason string) string {
-	reason, _, _ = strings.Cut(reason, ":")
-	reason = strings.ReplaceAll(strings.TrimSpace(reason), " ", "_")
-	if reason == "" || len(reason) > 40 {
-		return "other"
+	for _, c := range []struct{ has, label string }{
+		{"penalty", "penalty"},
+		{"per-source-max-startups", "per_source_max_startups"},
+		{"max-startups", "max_startups"},
+		{"too many unauthenticated", "max_startups"},
+		{"MaxAuthTries", "max_auth_tries"},
+		{"grace time", "login_grace_time"},
+		{"no such user", "no_such_user"},
+		{"invalid user name", "no_such_user"},
+		{"expired", "key_expired"},
+		{"from=", "from_mismatch"},
+		{"source-address", "from_mismatch"},
+		{"certificate", "certificate"},
+		{"key not", "key_not_authorized"},
+	} {
+		if strings.Contains(reason, c.has) {
+			return c.label
+		}
 	}
-	return reason
+	return "other"
 }
 
 // SetReady marks the host ready (it serves SSH) or not (starting, shutting

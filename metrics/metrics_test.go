@@ -121,3 +121,22 @@ func TestCrashLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusalLabelsAreAFixedFew(t *testing.T) {
+	for _, tc := range []struct{ reason, want string }{
+		{"key not in authorized_keys", "key_not_authorized"},
+		{"key not authorized", "key_not_authorized"},
+		{"no such user", "no_such_user"},
+		{"authorized_keys line 3 expired at 2026-01-01T00:00:00Z", "key_expired"},
+		{`authorized_keys line 2: from="10.0.0.0/8" does not match 127.0.0.1`, "from_mismatch"},
+		{"per-source-max-startups: 3 unauthenticated connections from this source", "per_source_max_startups"},
+		{"max-startups: random early drop at 12 unauthenticated connections", "max_startups"},
+		{"penalty: source refused for 4s more", "penalty"},
+		{"too many authentication attempts (MaxAuthTries)", "max_auth_tries"},
+		{"ssh: something the client chose, " + strings.Repeat("x", 100), "other"},
+	} {
+		if got := refusalLabel(tc.reason); got != tc.want {
+			t.Errorf("refusalLabel(%q) = %q; want %q", tc.reason, got, tc.want)
+		}
+	}
+}

@@ -57,3 +57,15 @@ func FormatInfo(info Info) string {
 	return fmt.Sprintf("%s %s %s %s %s", info.ID, info.Owner, info.State,
 		info.Created.UTC().Format(time.RFC3339), info.LastUsed.UTC().Format(time.RFC3339))
 }
+
+// SetSessionLimits changes the session caps (a reloaded config file):
+// perUser for everyone (zero keeps it), users' own overrides in place of
+// the old ones. Sessions over a lowered cap stay; new ones are refused.
+func (m *Manager) SetSessionLimits(perUser int, users map[string]int) {
+	m.mu.Lock() // maxSessions reads them under it
+	defer m.mu.Unlock()
+	if perUser > 0 {
+		m.cfg.MaxSessionsPerUser = perUser
+	}
+	m.cfg.UserMaxSessions = users
+}

@@ -143,7 +143,7 @@ func (c *lineCounter) records() int {
 	return c.lines
 }
 
-// maxSessions is owner's session cap.
+// maxSessions is owner's session cap. Called with m.mu held.
 func (m *Manager) maxSessions(owner string) int {
 	if n, ok := m.cfg.UserMaxSessions[owner]; ok && n > 0 {
 		return n

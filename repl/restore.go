@@ -167,7 +167,7 @@ func (s *Session) replay(ctx context.Context, notice io.Writer) (int, error) {
 	s.stderr.set(nil)
 	start := time.Now()
 	i, err := s.replayCells(ctx, s.ev, cells)
-	s.m.emit(Event{Kind: EventSessionRestored, User: s.owner, Session: s.id, Cells: i, Duration: time.Since(start), Outcome: CellOutcome(err)})
+	s.m.emit(Event{Kind: EventSessionRestored, User: s.owner, Session: s.id, Cells: max(i, 0), Duration: time.Since(start), Outcome: CellOutcome(err)})
 	if err == nil {
 		return len(cells), nil
 	}

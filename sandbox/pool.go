@@ -79,7 +79,10 @@ func NewPool(opts PoolOptions) *Pool {
 // started now. The worker is the caller's: Close it when the session ends.
 func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 	opts.Executable, opts.Args, opts.StartTimeout = p.opts.Executable, p.opts.Args, p.opts.StartTimeout
-	opts.MaxThreads, opts.Disk, opts.Users = p.opts.MaxThreads, p.opts.Disk, p.opts.Users
+	opts.MaxThreads, opts.Users = p.opts.MaxThreads, p.opts.Users
+	if opts.Disk == 0 {
+		opts.Disk = p.opts.Disk // a session's own quota (a user's override) wins
+	}
 	// Refill after this session is ready: a start at the same time would
 	// compete with it for the CPU.
 	defer p.kick()

@@ -25,8 +25,8 @@ type fileConfig struct {
 
 // userLimits are one user's overrides; a zero field keeps the host's value.
 type userLimits struct {
-	MaxSessions int
-	Memory      byteSize
+	MaxSessions  int
+	Memory, Disk byteSize
 }
 
 // readConfig reads and checks the config file at path.
@@ -86,8 +86,12 @@ func parseUserLimits(t any) (userLimits, error) {
 			if err := lim.Memory.Set(s); err != nil {
 				return lim, fmt.Errorf("memory: %w", err)
 			}
+		case "disk":
+			if err := lim.Disk.Set(s); err != nil {
+				return lim, fmt.Errorf("disk: %w", err)
+			}
 		default:
-			return lim, fmt.Errorf("unknown setting %q (want max-sessions or memory)", k)
+			return lim, fmt.Errorf("unknown setting %q (want max-sessions, memory or disk)", k)
 		}
 	}
 	return lim, nil

@@ -66,6 +66,7 @@ allow-pkg = ["net", "net/http"]
 [users.alice]
 max-sessions = 2
 memory = "1Gi"
+disk = "5GiB"
 `)
 	t.Setenv("REPLHOST_SESSION_TTL", "9m")
 	t.Setenv("REPLHOST_MEMORY", "3GiB")
@@ -85,11 +86,11 @@ memory = "1Gi"
 	if c.maxAuthTries != 6 || c.loginGrace != 30*time.Second || c.maxChannels != 10 || c.outputCap != 4<<20 || c.maxUpload != 1<<30 {
 		t.Errorf("defaults changed: tries %d, grace %v, channels %d, output %d, upload %d", c.maxAuthTries, c.loginGrace, c.maxChannels, c.outputCap, c.maxUpload)
 	}
-	if got := c.memoryFor("alice"); got != 1<<30 {
-		t.Errorf("alice's memory %d; want her override 1GiB", got)
+	if got := c.limitsFor("alice"); got.memory != 1<<30 || got.disk != 5<<30 {
+		t.Errorf("alice's memory %d, disk %d; want her overrides 1GiB, 5GiB", got.memory, got.disk)
 	}
-	if got := c.memoryFor("bob"); got != 768<<20 {
-		t.Errorf("bob's memory %d; want the host's", got)
+	if got := c.limitsFor("bob"); got.memory != 768<<20 || got.disk != 1<<30 {
+		t.Errorf("bob's memory %d, disk %d; want the host's 768MiB, 1GiB", got.memory, got.disk)
 	}
 	if got := c.userMaxSessions(); got["alice"] != 2 || len(got) != 1 {
 		t.Errorf("per-user session caps %v; want alice 2", got)
@@ -167,5 +168,19 @@ func TestHelpOfEveryCommandAndVersion(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(out), "replhost ") || !strings.Contains(string(out), " go1.") {
 			t.Errorf("replhost %q: %v, %q; want replhost VERSION ... goX", args, err, out)
 		}
+	}
+}
+
+// A build that names its commit (-X main.commit, for builds without VCS
+// stamping) prints it.
+func TestVersionPrintsTheCommitGiven(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "replhost")
+	build := exec.Command("go", "build", "-ldflags", "-X main.commit=0123abcd", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v: %s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.Contains(string(out), " commit 0123abcd") {
+		t.Errorf("--version: %v, %q; want the commit", err, out)
 	}
 }

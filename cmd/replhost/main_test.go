@@ -83,7 +83,9 @@ func startHostProc(tb testing.TB, root string, args ...string) *hostProc {
 			if !ok {
 				tb.Fatalf("replhost exited before listening: %s", h.Log())
 			}
-			if f := strings.Fields(line); len(f) > 0 && f[0] == "ssh" {
+			// The first ssh command printed (the full one; the next is
+			// its ssh -F ROOT/ssh_config form).
+			if f := strings.Fields(line); len(f) > 0 && f[0] == "ssh" && h.Login == nil {
 				h.Login = f
 			}
 		case <-time.After(50 * time.Millisecond):
@@ -93,6 +95,24 @@ func startHostProc(tb testing.TB, root string, args ...string) *hostProc {
 			}
 		case <-deadline:
 			tb.Fatalf("replhost did not listen: %s", h.Log())
+		}
+	}
+	// The host printed its ssh command before it logged that it listens
+	// when it made a user's key (bootstrap): wait for that line, which may
+	// still be in the pipe.
+	if keys, _ := filepath.Glob(filepath.Join(root, "users", "*", "id_ed25519")); len(keys) > 0 {
+		for h.Login == nil {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					tb.Fatalf("replhost exited before printing its ssh command: %s", h.Log())
+				}
+				if f := strings.Fields(line); len(f) > 0 && f[0] == "ssh" {
+					h.Login = f
+				}
+			case <-deadline:
+				tb.Fatalf("replhost printed no ssh command: %s", h.Log())
+			}
 		}
 	}
 	go func() {

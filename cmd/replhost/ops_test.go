@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"io"
 	"net/http"
 	"os"
@@ -10,11 +8,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replhost/replhost/admin"
 	"github.com/replhost/replhost/internal/testhost"
-	gossh "golang.org/x/crypto/ssh"
 )
 
 var metricsRE = regexp.MustCompile(`msg="metrics listening" addr=([0-9.:]+)`)
@@ -94,25 +93,6 @@ func TestMetricsAfterAScriptAndARestore(t *testing.T) {
 	)
 }
 
-// newUserKey makes a key pair for a user: the signer and an authorized_keys
-// file of its public key.
-func newUserKey(t *testing.T) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "key.pub")
-	if err := os.WriteFile(p, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return signer, p
-}
-
 func replhostCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	out, err := exec.Command(replhostBin, args...).CombinedOutput()
@@ -126,8 +106,8 @@ func replhostCmd(t *testing.T, args ...string) (string, error) {
 func TestAdminCommandsOnTheHostAndOverSSH(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")
 	h := startHostProc(t, root)
-	opsKey, opsPub := newUserKey(t)
-	bobKey, bobPub := newUserKey(t)
+	opsKey, opsPub := testhost.NewUserKey(t, t.TempDir(), "ops")
+	bobKey, bobPub := testhost.NewUserKey(t, t.TempDir(), "bob")
 	if out, err := replhostCmd(t, "user", "add", "ops", opsPub, "--root", root, "--admin"); err != nil || !strings.Contains(out, "ops (admin)") {
 		t.Fatalf("user add --admin: %v: %s", err, out)
 	}
@@ -199,5 +179,97 @@ func TestUserRmWithoutAHostRemovesItsSessions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, id)); !os.IsNotExist(err) {
 		t.Errorf("session directory after user rm: %v; want it gone", err)
+	}
+}
+
+// [users.NAME] of the config file: that user's session cap, memory cap and
+// disk quota, through real workers; another user keeps the host's.
+func TestPerUserLimitsFromTheConfigFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	cfg := filepath.Join(t.TempDir(), "replhost.toml")
+	if err := os.WriteFile(cfg, []byte("[users.tester]\nmax-sessions = 2\nmemory = \"128MiB\"\ndisk = \"8MiB\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHostProc(t, root, "--config", cfg)
+	c := dialHost(t, h)
+	id := strings.TrimSpace(testhost.RunOn(t, c, "new", "").Stdout)
+	id2 := strings.TrimSpace(testhost.RunOn(t, c, "new", "").Stdout)
+	if r := testhost.RunOn(t, c, "new", ""); r.Status != 1 || !strings.Contains(r.Stderr, "too many sessions: 2 of 2") {
+		t.Errorf("third session: %+v; want too many sessions: 2 of 2", r)
+	}
+	r := testhost.RunOn(t, c, "eval --session "+id+` import "os"; os.WriteFile("big", make([]byte, 16<<20), 0o644)`, "")
+	if !strings.Contains(r.Stdout+r.Stderr, "file too large") {
+		t.Errorf("16 MiB file under an 8 MiB quota: %+v; want file too large", r)
+	}
+	// Another session: the first is at its disk quota now (the file's
+	// first 8 MiB stay), which stops its next cell.
+	r = testhost.RunOn(t, c, "eval --session "+id2+" var s []int\nchunk := make([]int, 1<<16)\nfor {\n\ts = append(s, chunk...)\n}", "")
+	if !strings.Contains(r.Stderr, "killed at memory cap 128MiB") {
+		t.Errorf("a cell past 128 MiB: %+v; want killed at memory cap 128MiB", r)
+	}
+
+	bobKey, bobPub := testhost.NewUserKey(t, t.TempDir(), "bob")
+	if out, err := replhostCmd(t, "user", "add", "bob", bobPub, "--root", root); err != nil {
+		t.Fatalf("user add: %v: %s", err, out)
+	}
+	bob := dialAs(t, h, "bob", bobKey)
+	bid := strings.TrimSpace(testhost.RunOn(t, bob, "new", "").Stdout)
+	r = testhost.RunOn(t, bob, "eval --session "+bid+` import "os"; os.WriteFile("big", make([]byte, 16<<20), 0o644)`, "")
+	if r.Status != 0 || r.Stdout != "<nil>\n" {
+		t.Errorf("bob's 16 MiB file under the host's 1 GiB quota: %+v; want <nil>", r)
+	}
+}
+
+// waitLogCount waits (bounded) until the host has logged text n times.
+func waitLogCount(tb testing.TB, h *hostProc, text string, n int) {
+	tb.Helper()
+	for i := 0; strings.Count(h.Log(), text) < n; i++ {
+		if i == 400 {
+			tb.Fatalf("host never logged %q %d times:\n%s", text, n, h.Log())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// SIGHUP reads the config file again: a raised per-user session cap takes
+// effect at once; a broken file is refused with one logged line and the
+// host keeps the settings it had.
+func TestSIGHUPReloadsTheConfigFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	cfg := filepath.Join(t.TempDir(), "replhost.toml")
+	write := func(text string) {
+		if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[users.tester]\nmax-sessions = 1\n")
+	h := startHostProc(t, root, "--isolation", "inproc", "--config", cfg)
+	c := dialHost(t, h)
+	newSession := func() testhost.Result { return testhost.RunOn(t, c, "new", "") }
+	if r := newSession(); r.Status != 0 {
+		t.Fatalf("first session: %+v", r)
+	}
+	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 1 of 1") {
+		t.Fatalf("second session under a cap of 1: %+v", r)
+	}
+	write("[users.tester]\nmax-sessions = oops\n")
+	h.cmd.Process.Signal(syscall.SIGHUP)
+	waitLogCount(t, h, `part="config file"`, 1)
+	if !strings.Contains(h.Log(), `msg="reload failed; kept as it was" part="config file"`) {
+		t.Errorf("a broken config file was not refused:\n%s", h.Log())
+	}
+	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 1 of 1") {
+		t.Errorf("after a refused reload: %+v; want the cap of 1 kept", r)
+	}
+	write("[users.tester]\nmax-sessions = 3\n")
+	h.cmd.Process.Signal(syscall.SIGHUP)
+	waitLogCount(t, h, `msg=reloaded part="config file"`, 1)
+	for i := 0; i < 2; i++ {
+		if r := newSession(); r.Status != 0 {
+			t.Errorf("session %d under the reloaded cap of 3: %+v", i+2, r)
+		}
+	}
+	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 3 of 3") {
+		t.Errorf("fourth session: %+v; want too many sessions: 3 of 3", r)
 	}
 }

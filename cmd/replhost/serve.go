@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,7 +39,8 @@ type serveConfig struct {
 	maxStartups                                                         sshd.MaxStartups
 	perSourceMaxStartups                                                sshd.PerSourceLimit
 
-	users map[string]userLimits // [users.NAME] of the config file
+	args  []string                              // serve's arguments, read again at SIGHUP
+	users atomic.Pointer[map[string]userLimits] // [users.NAME] of the config file; replaced by a reload
 }
 
 const serveUsage = "replhost [serve] [flags]"
@@ -101,8 +103,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, int, boo
 			fmt.Fprintf(stderr, "replhost: %v\n", err)
 			return nil, 2, false
 		}
-		c.users = fc.users
+		c.users.Store(&fc.users)
 	}
+	c.args = args
 	return c, 0, true
 }
 
@@ -199,7 +202,7 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	go reloadOnHangup(ctx, hup, log, frontDoorReload(srv, c))
+	go reloadOnHangup(ctx, hup, log, configReload(c, mgr), frontDoorReload(srv, c))
 	l, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
@@ -270,7 +273,7 @@ func fanout(sinks []repl.Events) repl.Events {
 
 func (c *serveConfig) userMaxSessions() map[string]int {
 	m := map[string]int{}
-	for name, u := range c.users {
+	for name, u := range c.userLimits() {
 		if u.MaxSessions > 0 {
 			m[name] = u.MaxSessions
 		}
@@ -278,12 +281,23 @@ func (c *serveConfig) userMaxSessions() map[string]int {
 	return m
 }
 
-// memoryFor is the memory cap of user's sessions.
-func (c *serveConfig) memoryFor(user string) int64 {
-	if u, ok := c.users[user]; ok && u.Memory > 0 {
-		return int64(u.Memory)
+// userLimits are the [users.NAME] tables of the config file, as last read.
+func (c *serveConfig) userLimits() map[string]userLimits {
+	if m := c.users.Load(); m != nil {
+		return *m
 	}
-	return int64(c.memory)
+	return nil
+}
+
+// limitsFor is the memory cap and disk quota of user's sessions: the
+// user's [users.NAME] overrides, else the host's.
+func (c *serveConfig) limitsFor(user string) (l struct{ memory, disk int64 }) {
+	l.memory, l.disk = int64(c.memory), int64(c.disk)
+	if u, ok := c.userLimits()[user]; ok {
+		l.memory = cmp.Or(int64(u.Memory), l.memory)
+		l.disk = cmp.Or(int64(u.Disk), l.disk)
+	}
+	return l
 }
 
 // evaluatorFor returns how sessions get their interpreter, and the worker
@@ -310,7 +324,8 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 		pool := sandbox.NewPool(sandbox.PoolOptions{Size: size, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
 		outputCap := int64(c.outputCap)
 		return repl.InWorkersFor(pool, func(spec repl.EvaluatorSpec) sandbox.WorkerOptions {
-			return sandbox.WorkerOptions{Allow: allow, Memory: c.memoryFor(spec.Owner), Disk: int64(c.disk),
+			lim := c.limitsFor(spec.Owner)
+			return sandbox.WorkerOptions{Allow: allow, Memory: lim.memory, Disk: lim.disk,
 				OutputCap: outputCap, Group: spec.Owner, MaxThreads: c.maxThreads}
 		}), pool, nil
 	}

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
+	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sshd"
 )
 
@@ -66,4 +70,24 @@ func penaltiesOf(c *serveConfig) *sshd.Penalties {
 		return nil
 	}
 	return &sshd.Penalties{}
+}
+
+// configReload reads the settings again, as at start (flags, environment,
+// config file), and applies those a running host can change: the session
+// caps, the per-user limits (memory and disk apply to workers started from
+// then on), and the front door's, which frontDoorReload, run after it,
+// applies. The rest (addresses, root, isolation) take a restart.
+func configReload(c *serveConfig, mgr *repl.Manager) reloadHook {
+	return reloadHook{"config file", func() error {
+		var errOut strings.Builder
+		n, _, ok := parseServe(c.args, io.Discard, &errOut)
+		if !ok {
+			return errors.New(strings.TrimPrefix(strings.TrimSpace(errOut.String()), "replhost: "))
+		}
+		users := n.userLimits()
+		c.users.Store(&users)
+		mgr.SetSessionLimits(n.maxSessions, n.userMaxSessions())
+		c.maxStartups, c.perSourceMaxStartups, c.trustedUserCAKeys = n.maxStartups, n.perSourceMaxStartups, n.trustedUserCAKeys
+		return nil
+	}}
 }

@@ -111,7 +111,13 @@ func killUserSessions(root, name string) (int, error) {
 		return 0, nil
 	}
 	// No host: the sessions are on disk only; a Manager removes them as a
-	// host would (it starts no interpreter for that).
+	// host would (it starts no interpreter for that), holding the root's
+	// lock so that no host starts on it meanwhile.
+	unlock, err := lockRoot(root)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	m, err := repl.NewManager(repl.Config{Root: root})
 	if err != nil {
 		return 0, err

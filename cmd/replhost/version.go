@@ -7,10 +7,15 @@ import (
 	"runtime/debug"
 )
 
+// commit is the VCS commit for builds the Go toolchain does not stamp
+// (-buildvcs=false, or a git worktree, whose .git is a file it does not
+// recognise): go build -ldflags "-X main.commit=$(git rev-parse HEAD)".
+var commit string
+
 // version is the module version and VCS commit the binary was built from,
-// as the Go toolchain stamped them.
+// as the Go toolchain stamped them (or as -X main.commit gave it).
 func version() string {
-	ver, rev, when, dirty := "(unknown)", "", "", false
+	ver, rev, when, dirty := "(unknown)", commit, "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		ver = bi.Main.Version
 		for _, s := range bi.Settings {
