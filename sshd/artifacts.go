@@ -11,9 +11,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-const artifactsUsage = "artifacts add --session UUID [--sha256 HEX] NAME < FILE | artifacts ls --session UUID | artifacts rm --session UUID NAME"
+const artifactsUsage = "artifacts add --session UUID [--sha256 HEX] NAME < FILE | artifacts ls --session UUID | artifacts rm --session UUID NAME | artifacts get --session UUID MODULE[@VERSION] ..."
 
-// cmdArtifacts runs `artifacts add|ls|rm`. Its arguments are shell-split
+// cmdArtifacts runs `artifacts add|ls|rm|get`. Its arguments are shell-split
 // (a file name may be quoted).
 func (s *Server) cmdArtifacts(sess ssh.Session, _ string) int {
 	args := sess.Command()[1:]
@@ -53,6 +53,8 @@ func (s *Server) cmdArtifacts(sess ssh.Session, _ string) int {
 			fmt.Fprintf(sess, "%s %d %s\n", a.Name, a.Size, a.SHA256)
 		}
 		return 0
+	case sub == "get" && len(rest) > 0 && *sum == "":
+		return getModules(sess, rs, rest)
 	case sub == "rm" && len(rest) == 1 && *sum == "":
 		if err := st.Remove(rest[0]); err != nil {
 			fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
@@ -126,4 +128,20 @@ func (ss sessionStores) Store(user, id string) (*artifacts.Store, error) {
 		return nil, err
 	}
 	return rs.Store()
+}
+
+// getModules fetches Go modules into the session, as :get does: one line
+// per module, an error line and status 1 for any that fails.
+func getModules(sess ssh.Session, rs *repl.Session, specs []string) int {
+	code := 0
+	for _, spec := range specs {
+		res, err := rs.GetModule(sess.Context(), spec)
+		if err != nil {
+			fmt.Fprintf(sess.Stderr(), "error: %s: %v\n", spec, err)
+			code = 1
+			continue
+		}
+		fmt.Fprintln(sess, res)
+	}
+	return code
 }

@@ -1,6 +1,7 @@
 package sshd_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/replhost/replhost/internal/testhost"
@@ -59,4 +60,33 @@ func TestGetModulesPerSession(t *testing.T) {
 	bob.Expect(`error: :get example.com/cgomod@v1.0.0: example.com/cgomod@v1.0.0: package example.com/cgomod uses cgo.*\r\n.*go> `)
 	bob.Send("greet.Greet(\"y\")\r")
 	bob.Expect(`"hi! y"\r\n.*go> `)
+}
+
+// The exec form: artifacts get --session UUID MODULE@VERSION, then the
+// session imports it; a refused module is one error line and status 1.
+func TestArtifactsGet(t *testing.T) {
+	p := modtest.New(t)
+	publishGreet(p)
+	f, err := modules.New(modules.Config{Proxy: p.URL(), SumDB: p.SumDB(), Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := testhost.Start(t, testhost.Options{Repl: repl.Config{Modules: f}})
+	id := newSession(t, h, "alice")
+	r := h.Run(t, "alice", "artifacts get --session "+id+" example.com/greet@v1.1.0", "")
+	if r.Status != 0 || r.Stdout != "added example.com/greet@v1.1.0 (with example.com/words@v1.2.0)\n" {
+		t.Fatalf("artifacts get: %+v", r)
+	}
+	mustEval(t, h, "alice", id, `import "example.com/greet"`)
+	if r := h.Run(t, "alice", "eval --session "+id+` greet.Greet("z")`, ""); r.Stdout != "\"hi! z\"\n" && r.Stdout != "hi! z\n" {
+		t.Errorf("greet after artifacts get: %+v", r)
+	}
+	r = h.Run(t, "alice", "artifacts get --session "+id+" example.com/cgomod@v1.0.0", "")
+	if r.Status != 1 || !strings.Contains(r.Stderr, "package example.com/cgomod uses cgo") || strings.Count(r.Stderr, "\n") != 1 {
+		t.Errorf("cgo module: %+v; want one error line, status 1", r)
+	}
+	// Another user cannot fetch into alice's session.
+	if r := h.Run(t, "bob", "artifacts get --session "+id+" example.com/greet@v1.0.0", ""); r.Status == 0 || !strings.Contains(r.Stderr, "no such session") {
+		t.Errorf("bob into alice's session: %+v", r)
+	}
 }

@@ -39,7 +39,9 @@ type serveConfig struct {
 	maxStartups                                                         sshd.MaxStartups
 	perSourceMaxStartups                                                sshd.PerSourceLimit
 
-	args  []string                              // serve's arguments, read again at SIGHUP
+	args    []string    // serve's arguments, read again at SIGHUP
+	modules moduleFlags // :get
+
 	users atomic.Pointer[map[string]userLimits] // [users.NAME] of the config file; replaced by a reload
 }
 
@@ -80,6 +82,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.BoolVar(&c.auditCode, "audit-code", false, "log each cell's source in the audit log, not only its sha256")
 	fs.Var(&c.auditLogMaxSize, "audit-log-max-size", "rotate the audit log at this size")
 	fs.IntVar(&c.auditLogBackups, "audit-log-backups", 0, "rotated audit logs to keep (0: all)")
+	c.modules.register(fs)
 	return fs, c
 }
 
@@ -104,6 +107,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, int, boo
 			return nil, 2, false
 		}
 		c.users.Store(&fc.users)
+	}
+	if err := sandbox.CheckAllowPkg(c.allowPkg); err != nil {
+		fmt.Fprintf(stderr, "replhost: %v\n", err)
+		return nil, 2, false
 	}
 	c.args = args
 	return c, 0, true
@@ -182,12 +189,17 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		sinks = append(sinks, met.Record)
 	}
 	events := fanout(sinks)
+	fetcher, err := c.modules.fetcher(c.root)
+	if err != nil {
+		return err
+	}
 	mgr, err = repl.NewManager(repl.Config{
 		Root: c.root, NewEvaluator: newEval, SessionTTL: c.sessionTTL,
 		MaxSessionsPerUser: c.maxSessions, Logger: log, Events: events,
 		UserMaxSessions: c.userMaxSessions(),
 		Artifacts:       artifacts.Limits{MaxFileBytes: int64(c.maxUpload), MaxUnpackedBytes: int64(c.maxUnpacked)},
 		CheckOwner:      configuredUser(dir), ReplayTimeout: c.evalTimeout,
+		Modules: fetcher, ModuleAllowed: moduleChecker(sandbox.NewAllowlist(c.allowPkg)),
 	})
 	if err != nil {
 		return err
