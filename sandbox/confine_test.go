@@ -76,14 +76,14 @@ func TestWorkerCgroupLimits(t *testing.T) {
 	}
 	w, _ := startWorker(t, "", WorkerOptions{Group: "alice", MaxThreads: 64})
 	mustEval(t, w, "1", false)
-	for _, c := range []struct{ controller, file, want string }{
-		{"pids", "pids.max", "64"},
-		{"memory", "memory.limit_in_bytes", strconv.Itoa(testMemory)},
-		{"cpu", "cpu.shares", "1024"},
+	for _, c := range []struct{ controller, file, want, under string }{
+		{"pids", "pids.max", "64", workerCgroupName(w.PID())},
+		{"memory", "memory.limit_in_bytes", strconv.Itoa(testMemory), workerCgroupName(w.PID())},
+		{"cpu", "cpu.shares", "1024", "u-alice"},
 	} {
 		dir := cgroupDir(t, w, c.controller)
-		if rel := filepath.Join(hostCgroups.base, "u-alice"); !strings.Contains(dir, rel+"/") {
-			t.Errorf("%s cgroup %s; want one under %s", c.controller, dir, rel)
+		if want := filepath.Join(hostCgroups.base, c.under); !strings.HasSuffix(dir, "/"+want) {
+			t.Errorf("%s cgroup %s; want .../%s", c.controller, dir, want)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, c.file))
 		if got := strings.TrimSpace(string(b)); err != nil || got != c.want {
@@ -110,11 +110,14 @@ func TestIdlePoolWorkerInCgroup(t *testing.T) {
 	}
 	defer w.Close()
 	dir := cgroupDir(t, w, "pids")
-	if want := filepath.Join(hostCgroups.base, poolGroup, strconv.Itoa(w.PID())); !strings.HasSuffix(dir, want) {
-		t.Errorf("idle worker's cgroup %s; want .../%s", dir, want)
+	if want := filepath.Join(hostCgroups.base, workerCgroupName(w.PID())); !strings.HasSuffix(dir, want) {
+		t.Errorf("idle worker's pids cgroup %s; want .../%s", dir, want)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "pids.max")); strings.TrimSpace(string(b)) != strconv.Itoa(DefaultMaxThreads) {
 		t.Errorf("idle pids.max = %q; want %d", b, DefaultMaxThreads)
+	}
+	if dir, want := cgroupDir(t, w, "cpu"), filepath.Join(hostCgroups.base, poolGroup); !strings.HasSuffix(dir, want) {
+		t.Errorf("idle worker's cpu cgroup %s; want .../%s", dir, want)
 	}
 }
 
@@ -293,6 +296,7 @@ func TestDiskQuota(t *testing.T) {
 		t.Errorf("remove over quota: %q", got)
 	}
 }
+
 // Workers never run as root or as nobody (65534), which this machine's
 // ext4 lets use the blocks reserved for root (resuid=65534): a full disk
 // would then take the host's own room too.

@@ -69,3 +69,30 @@ func p99(d []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[min(len(s)-1, len(s)*99/100)]
 }
+
+// BenchmarkPoolGetConfined is BenchmarkPoolGet with what a host running as
+// root does besides: a uid of the session's own (chown of its trees), the
+// cgroup moved from the pool's group to the user's, the disk watcher.
+func BenchmarkPoolGetConfined(b *testing.B) {
+	if testUsers == nil {
+		b.Skip("needs root")
+	}
+	p := NewPool(PoolOptions{Size: 1, Users: testUsers})
+	defer p.Close()
+	root := b.TempDir()
+	for b.Loop() {
+		b.StopTimer()
+		dir := sessionDir(b, root)
+		for len(p.idle) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		b.StartTimer()
+		w, err := p.Get(context.Background(), WorkerOptions{Dir: dir, Memory: testMemory, Group: "alice"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		w.Close()
+		b.StartTimer()
+	}
+}
