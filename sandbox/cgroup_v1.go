@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/containerd/cgroups/v3/cgroup1"
 	"github.com/opencontainers/runtime-spec/specs-go"
@@ -166,7 +167,16 @@ func (c *v1Cgroup) join(base, group string) error {
 }
 
 func (c *v1Cgroup) regroup(base, group string, l limits) error {
-	if err := c.cg.Update(v1Resources(l)); err != nil {
+	res := v1Resources(l)
+	if res.Memory.Swap != nil {
+		// memory.memsw.limit_in_bytes may never be below
+		// memory.limit_in_bytes: to raise both, raise it first.
+		// (containerd/cgroups v3.1.3 means to, but swaps the wrong pair.)
+		if err := c.cg.Update(&specs.LinuxResources{Memory: &specs.LinuxMemory{Swap: res.Memory.Swap}}); err != nil && !errors.Is(err, syscall.EINVAL) {
+			return err
+		}
+	}
+	if err := c.cg.Update(res); err != nil {
 		return err
 	}
 	return c.join(base, group)

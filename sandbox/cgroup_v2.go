@@ -55,17 +55,21 @@ func v2Available() error {
 	return writable(own)
 }
 
-// v2Resources are a worker's limits in cgroup v2 terms: memory.max with no
-// swap, pids.max, and the default cpu.weight, so that every group and every
-// worker of a group gets an equal share.
-func v2Resources(l limits) *cgroup2.Resources {
-	noSwap := int64(0)
+// v2Resources are a worker's limits in cgroup v2 terms: memory.max, no
+// swap where swap is accounted, pids.max, and the default cpu.weight, so
+// that every group and every worker of a group gets an equal share.
+func v2Resources(l limits, swapAccounted bool) *cgroup2.Resources {
 	weight := uint64(100)
-	return &cgroup2.Resources{
-		Memory: &cgroup2.Memory{Max: &l.memory, Swap: &noSwap},
+	r := &cgroup2.Resources{
+		Memory: &cgroup2.Memory{Max: &l.memory},
 		Pids:   &cgroup2.Pids{Max: l.threads},
 		CPU:    &cgroup2.CPU{Weight: &weight},
 	}
+	if swapAccounted {
+		noSwap := int64(0)
+		r.Memory.Swap = &noSwap
+	}
+	return r
 }
 
 type v2Cgroup struct {
@@ -92,7 +96,8 @@ func (c *v2Cgroup) regroup(base, group string, l limits) error {
 		return err
 	}
 	rel := filepath.Join(base, group, workerCgroupName(c.pid))
-	m, err := cgroup2.NewManager(v2Mount, filepath.Join(v2.group, rel), v2Resources(l))
+	_, err = os.Stat(filepath.Join(own, "memory.swap.max"))
+	m, err := cgroup2.NewManager(v2Mount, filepath.Join(v2.group, rel), v2Resources(l, err == nil))
 	if err != nil {
 		return err
 	}

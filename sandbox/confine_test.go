@@ -319,3 +319,21 @@ func TestWorkerUserRefusesReservedIDs(t *testing.T) {
 		t.Errorf("default range %v, %v", u, err)
 	}
 }
+
+// A session's memory cap above the pool's (DefaultMemory) is applied too:
+// memory+swap must be raised before memory.
+func TestWorkerMemoryRaisedFromPool(t *testing.T) {
+	if err := cgroupsAvailable(); err != nil {
+		t.Skipf("no cgroups here: %v", err)
+	}
+	w, _ := startWorker(t, "", WorkerOptions{Memory: 2 * DefaultMemory})
+	for _, f := range []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"} {
+		b, err := os.ReadFile(filepath.Join(cgroupDir(t, w, "memory"), f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // no swap accounting
+		}
+		if got := strings.TrimSpace(string(b)); err != nil || got != strconv.Itoa(2*DefaultMemory) {
+			t.Errorf("%s = %q, %v; want %d", f, got, err, 2*DefaultMemory)
+		}
+	}
+}
