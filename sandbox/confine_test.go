@@ -337,3 +337,29 @@ func TestWorkerMemoryRaisedFromPool(t *testing.T) {
 		}
 	}
 }
+
+// A link where a session's directory should be (left by a worker of an
+// older host, which could write there) is refused, and its target is not
+// touched.
+func TestSessionDirLinkRefused(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.Chmod(outside, 0o700)
+	for _, d := range []string{"classes", "files", "archives"} {
+		t.Run(d, func(t *testing.T) {
+			dir := filepath.Join(root, d+"-link")
+			os.MkdirAll(dir, 0o755)
+			if err := os.Symlink(outside, filepath.Join(dir, d)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := StartWorker(context.Background(), WorkerOptions{Dir: dir, Users: testUsers, Memory: testMemory})
+			if err == nil {
+				t.Fatal("worker started")
+			}
+			fi, _ := os.Stat(outside)
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 || fi.Mode().Perm() != 0o700 || statIDs(fi).UID != 0 {
+				t.Errorf("the link's target changed: %v %v %v", entries, fi.Mode(), statIDs(fi))
+			}
+		})
+	}
+}
