@@ -30,6 +30,9 @@ var (
 // write it (an older host) may hold a link where a directory should be,
 // which is refused.
 func prepareSession(dir string, ids *IDs) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("session directory: %w", err)
+	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("session directory: %w", err)
