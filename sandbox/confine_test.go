@@ -280,7 +280,7 @@ func TestDiskQuota(t *testing.T) {
 	switch {
 	case err == nil && strings.Contains(out.String(), "file too large"):
 	case errors.As(err, &crash) && crash.Reason == QuotaExceeded:
-		w, out = restart()
+		w, _ = restart()
 	default:
 		t.Errorf("one file past the quota: %v, %q; want file too large or %q", err, out.String(), QuotaExceeded)
 	}
