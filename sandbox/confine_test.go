@@ -363,3 +363,26 @@ func TestSessionDirLinkRefused(t *testing.T) {
 		})
 	}
 }
+
+// The GOPATH stays classes/: a package uploaded to classes/src/P (root's
+// files) is importable with read access only, and the code cannot change it.
+func TestUploadedPackageReadOnly(t *testing.T) {
+	root := t.TempDir()
+	dir := sessionDir(t, root)
+	pkg := filepath.Join(dir, "classes", "src", "greet")
+	os.MkdirAll(pkg, 0o755)
+	if err := os.WriteFile(filepath.Join(pkg, "greet.go"), []byte("package greet\n\nfunc Hi(n string) string { return \"hi \" + n }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, out := startWorker(t, root, WorkerOptions{Dir: dir, Users: testUsers})
+	mustEval(t, w, `import "greet"`, false)
+	mustEval(t, w, `greet.Hi("bob")`, true)
+	mustEval(t, w, `import "os"`, false)
+	mustEval(t, w, `os.WriteFile("../classes/src/greet/greet.go", nil, 0o644)`, true)
+	if got := out.String(); !strings.HasPrefix(got, "\"hi bob\"\n") || !strings.Contains(got, "permission denied") {
+		t.Errorf("output %q; want \"hi bob\" then permission denied", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(pkg, "greet.go")); len(b) == 0 {
+		t.Error("the package was emptied")
+	}
+}
