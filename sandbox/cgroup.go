@@ -27,28 +27,32 @@ type limits struct {
 	threads int64 // tasks (threads) in the pids controller
 }
 
-// cgroup is one worker's cgroup in the memory, pids and cpu controllers,
-// cgroup v1 or v2 alike (through containerd/cgroups). It lives at
+// cgroup is one worker's place in the memory, pids and cpu controllers,
+// cgroup v1 or v2 alike (through containerd/cgroups). Every host process
+// has a tree of its own below its own cgroup, so workers stay inside
+// whatever limits the host runs under and two hosts (or a host and the
+// tests) never touch each other's:
 //
-//	<the host's own cgroup>/replhost-<host pid>/<group>/<worker>
+//	v1: <host's cgroup>/replhost-<host pid>/w-<worker pid>   memory, pids
+//	    <host's cgroup>/replhost-<host pid>/<group>          cpu
+//	v2: <host's cgroup>/replhost-<host pid>/<group>/w-<worker pid>
 //
-// so workers stay inside whatever limits the host runs under, every host
-// process has a tree of its own (two hosts, or a host and the tests, never
-// touch each other's), and the CPU is shared first between groups (a user's
-// sessions; the pool's idle workers) and only then between the sessions of
-// a group: one user's six hogs get one user's share, not six.
+// A group is a user's sessions, or the pool's idle workers: the CPU is
+// shared equally between groups first, so one user's six hogs get one
+// user's share, not six. On v1 moving a worker to its user's group at
+// login is one write, its memory and pids cgroup made while it was idle.
 type cgroup interface {
-	add(pid int) error
+	// regroup moves the worker to group under new limits.
+	regroup(base, group string, l limits) error
 	// oomKilled reports whether the kernel killed a task of the cgroup at
 	// its memory cap.
 	oomKilled() bool
 	// threadCapHit reports whether the pids controller refused a task.
 	threadCapHit() bool
-	// cpuUsage is the CPU time the cgroup used so far, in nanoseconds.
-	cpuUsage() (uint64, error)
-	// remove deletes the cgroup; it fails while a task is in it.
+	// remove deletes the worker's cgroup; it fails while a task is in it.
 	remove() error
-	path() string // the cgroup's path below the host's own cgroup
+	group() string
+	path() string // the worker's cgroup below the host's own
 }
 
 // cgroupTree makes and removes this host's worker cgroups. It is safe for
@@ -91,56 +95,64 @@ func cgroupsAvailable() error {
 	return ca.err
 }
 
-// newCgroup makes the cgroup of one worker, name, in group (a user), with
-// its limits, and moves pid into it.
-func (t *cgroupTree) newCgroup(group, name string, pid int, l limits) (cgroup, error) {
+// newCgroup makes the cgroup of worker pid in group, with its limits, and
+// moves pid into it.
+func (t *cgroupTree) newCgroup(group string, pid int, l limits) (cgroup, error) {
 	if err := cgroupsAvailable(); err != nil {
 		return nil, err
 	}
 	group = cgroupName(group)
-	p := filepath.Join(t.base, group, cgroupName(name))
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.groups[group]++
 	var cg cgroup
 	var err error
 	if cgroups.Mode() == cgroups.Unified {
-		cg, err = newV2(p, l)
+		cg, err = newV2(t.base, group, pid, l)
 	} else {
-		cg, err = newV1(p, l)
+		cg, err = newV1(t.base, group, pid, l)
 	}
 	if err != nil {
+		t.groups[group]--
 		t.removeEmptyLocked(group)
-		return nil, fmt.Errorf("make cgroup %s: %w", p, err)
-	}
-	t.groups[group]++
-	if err := cg.add(pid); err != nil {
-		t.removeLocked(group, cg)
-		return nil, fmt.Errorf("move worker into cgroup %s: %w", p, err)
+		return nil, fmt.Errorf("worker cgroup: %w", err)
 	}
 	return cg, nil
+}
+
+// regroup moves a worker's cgroup to group under new limits.
+func (t *cgroupTree) regroup(cg cgroup, group string, l limits) error {
+	group = cgroupName(group)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := cg.group()
+	t.groups[group]++
+	if err := cg.regroup(t.base, group, l); err != nil {
+		t.groups[group]--
+		t.removeEmptyLocked(group)
+		return fmt.Errorf("worker cgroup: %w", err)
+	}
+	t.groups[old]--
+	t.removeEmptyLocked(old)
+	return nil
 }
 
 // release removes a worker's cgroup, once its process has been reaped, and
 // its group's and this host's once empty, so that the host leaves its own
 // cgroup as it found it.
 func (t *cgroupTree) release(cg cgroup) {
-	group := filepath.Base(filepath.Dir(cg.path()))
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.removeLocked(group, cg)
-}
-
-func (t *cgroupTree) removeLocked(group string, cg cgroup) {
 	// The kernel may take a moment to empty the cgroup of a process just
 	// reaped.
 	for i := 0; i < 100; i++ {
 		if err := cg.remove(); err == nil || errors.Is(err, os.ErrNotExist) {
 			break
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
-	t.groups[group]--
-	t.removeEmptyLocked(group)
+	t.groups[cg.group()]--
+	t.removeEmptyLocked(cg.group())
 }
 
 func (t *cgroupTree) removeEmptyLocked(group string) {
@@ -153,6 +165,9 @@ func (t *cgroupTree) removeEmptyLocked(group string) {
 		removeCgroupDirs(t.base)
 	}
 }
+
+// workerCgroupName names a worker's own cgroup.
+func workerCgroupName(pid int) string { return "w-" + strconv.Itoa(pid) }
 
 var cgroupNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/containerd/cgroups/v3"
@@ -17,16 +18,20 @@ import (
 // v2Mount is where the unified hierarchy is mounted when it is the only one.
 const v2Mount = "/sys/fs/cgroup"
 
-// v2OwnDir is the host's own cgroup on a cgroup v2 (unified) machine.
+var v2 struct {
+	once  sync.Once
+	group string // the host's own cgroup, as in /proc/self/cgroup
+	err   error
+}
+
+// v2OwnDir is the host's own cgroup on a cgroup v2 (unified) machine,
+// learnt once.
 func v2OwnDir() (string, error) {
 	if cgroups.Mode() != cgroups.Unified {
 		return "", errors.New("not cgroup v2")
 	}
-	g, err := cgroup2.NestedGroupPath("")
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(v2Mount, g), nil
+	v2.once.Do(func() { v2.group, v2.err = cgroup2.NestedGroupPath("") })
+	return filepath.Join(v2Mount, v2.group), v2.err
 }
 
 // v2Available needs the memory and pids controllers delegated to the host's
@@ -50,62 +55,79 @@ func v2Available() error {
 	return writable(own)
 }
 
-// v2Resources are a worker's limits in cgroup v2 terms: memory.max with no
-// swap, pids.max, and the default cpu.weight, so that every group and every
-// worker of a group gets an equal share.
-func v2Resources(l limits) *cgroup2.Resources {
-	noSwap := int64(0)
+// v2Resources are a worker's limits in cgroup v2 terms: memory.max, no
+// swap where swap is accounted, pids.max, and the default cpu.weight, so
+// that every group and every worker of a group gets an equal share.
+func v2Resources(l limits, swapAccounted bool) *cgroup2.Resources {
 	weight := uint64(100)
-	return &cgroup2.Resources{
-		Memory: &cgroup2.Memory{Max: &l.memory, Swap: &noSwap},
+	r := &cgroup2.Resources{
+		Memory: &cgroup2.Memory{Max: &l.memory},
 		Pids:   &cgroup2.Pids{Max: l.threads},
 		CPU:    &cgroup2.CPU{Weight: &weight},
 	}
+	if swapAccounted {
+		noSwap := int64(0)
+		r.Memory.Swap = &noSwap
+	}
+	return r
 }
 
 type v2Cgroup struct {
+	pid int
 	m   *cgroup2.Manager
 	rel string
+	grp string
 	dir string
 }
 
-func newV2(rel string, l limits) (cgroup, error) {
-	own, err := v2OwnDir()
-	if err != nil {
+func newV2(base, group string, pid int, l limits) (cgroup, error) {
+	c := &v2Cgroup{pid: pid}
+	if err := c.regroup(base, group, l); err != nil {
 		return nil, err
 	}
-	group, err := cgroup2.NestedGroupPath(rel)
-	if err != nil {
-		return nil, err
-	}
-	m, err := cgroup2.NewManager(v2Mount, group, v2Resources(l))
-	if err != nil {
-		return nil, err
-	}
-	return &v2Cgroup{m: m, rel: rel, dir: filepath.Join(own, rel)}, nil
+	return c, nil
 }
 
-func (c *v2Cgroup) add(pid int) error { return c.m.AddProc(uint64(pid)) }
-func (c *v2Cgroup) remove() error     { return c.m.Delete() }
-func (c *v2Cgroup) path() string      { return c.rel }
+// regroup makes the worker's cgroup in group and moves it there: cgroup v2
+// has one tree for all controllers, so the group is a parent.
+func (c *v2Cgroup) regroup(base, group string, l limits) error {
+	own, err := v2OwnDir()
+	if err != nil {
+		return err
+	}
+	rel := filepath.Join(base, group, workerCgroupName(c.pid))
+	_, err = os.Stat(filepath.Join(own, "memory.swap.max"))
+	m, err := cgroup2.NewManager(v2Mount, filepath.Join(v2.group, rel), v2Resources(l, err == nil))
+	if err != nil {
+		return err
+	}
+	if err := m.AddProc(uint64(c.pid)); err != nil {
+		m.Delete()
+		return err
+	}
+	if c.m != nil {
+		c.m.Delete()
+	}
+	c.m, c.rel, c.grp, c.dir = m, rel, group, filepath.Join(own, rel)
+	return nil
+}
+
+func (c *v2Cgroup) remove() error { return c.m.Delete() }
+func (c *v2Cgroup) path() string  { return c.rel }
+func (c *v2Cgroup) group() string { return c.grp }
 
 func (c *v2Cgroup) oomKilled() bool {
-	n, _ := v2Field(filepath.Join(c.dir, "memory.events"), "oom_kill")
+	n, _ := flatKeyed(filepath.Join(c.dir, "memory.events"), "oom_kill")
 	return n > 0
 }
 
 func (c *v2Cgroup) threadCapHit() bool {
-	n, _ := v2Field(filepath.Join(c.dir, "pids.events"), "max")
+	n, _ := flatKeyed(filepath.Join(c.dir, "pids.events"), "max")
 	return n > 0
 }
 
-func (c *v2Cgroup) cpuUsage() (uint64, error) {
-	us, err := v2Field(filepath.Join(c.dir, "cpu.stat"), "usage_usec")
-	return us * 1000, err
-}
-
-// v2Field reads one "key value" line of a cgroup v2 flat-keyed file.
-func v2Field(file, key string) (uint64, error) {
+// flatKeyed reads one "key value" line of a cgroup's flat-keyed file.
+func flatKeyed(file, key string) (uint64, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0, err

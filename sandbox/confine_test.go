@@ -70,35 +70,20 @@ func cgroupDir(tb testing.TB, w *Worker, controller string) string {
 	return ""
 }
 
-func procStatus(tb testing.TB, pid int, key string) []string {
-	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			return strings.Fields(v)
-		}
-	}
-	tb.Fatalf("no %s in /proc/%d/status", key, pid)
-	return nil
-}
-
 func TestWorkerCgroupLimits(t *testing.T) {
 	if err := cgroupsAvailable(); err != nil {
 		t.Skipf("no cgroups here: %v", err)
 	}
 	w, _ := startWorker(t, "", WorkerOptions{Group: "alice", MaxThreads: 64})
 	mustEval(t, w, "1", false)
-	for _, c := range []struct{ controller, file, want string }{
-		{"pids", "pids.max", "64"},
-		{"memory", "memory.limit_in_bytes", strconv.Itoa(testMemory)},
-		{"cpu", "cpu.shares", "1024"},
+	for _, c := range []struct{ controller, file, want, under string }{
+		{"pids", "pids.max", "64", workerCgroupName(w.PID())},
+		{"memory", "memory.limit_in_bytes", strconv.Itoa(testMemory), workerCgroupName(w.PID())},
+		{"cpu", "cpu.shares", "1024", "u-alice"},
 	} {
 		dir := cgroupDir(t, w, c.controller)
-		if rel := filepath.Join(hostCgroups.base, "u-alice"); !strings.Contains(dir, rel+"/") {
-			t.Errorf("%s cgroup %s; want one under %s", c.controller, dir, rel)
+		if want := filepath.Join(hostCgroups.base, c.under); !strings.HasSuffix(dir, "/"+want) {
+			t.Errorf("%s cgroup %s; want .../%s", c.controller, dir, want)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, c.file))
 		if got := strings.TrimSpace(string(b)); err != nil || got != c.want {
@@ -125,11 +110,14 @@ func TestIdlePoolWorkerInCgroup(t *testing.T) {
 	}
 	defer w.Close()
 	dir := cgroupDir(t, w, "pids")
-	if want := filepath.Join(hostCgroups.base, poolGroup, strconv.Itoa(w.PID())); !strings.HasSuffix(dir, want) {
-		t.Errorf("idle worker's cgroup %s; want .../%s", dir, want)
+	if want := filepath.Join(hostCgroups.base, workerCgroupName(w.PID())); !strings.HasSuffix(dir, want) {
+		t.Errorf("idle worker's pids cgroup %s; want .../%s", dir, want)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "pids.max")); strings.TrimSpace(string(b)) != strconv.Itoa(DefaultMaxThreads) {
 		t.Errorf("idle pids.max = %q; want %d", b, DefaultMaxThreads)
+	}
+	if dir, want := cgroupDir(t, w, "cpu"), filepath.Join(hostCgroups.base, poolGroup); !strings.HasSuffix(dir, want) {
+		t.Errorf("idle worker's cpu cgroup %s; want .../%s", dir, want)
 	}
 }
 
@@ -266,33 +254,45 @@ func TestSetuidFileNotRoot(t *testing.T) {
 	}
 }
 
-// Over its quota, a session's worker is stopped with QuotaExceeded; a single
-// file past it fails with "file too large".
+// Over its quota, a session's worker is stopped with QuotaExceeded. A
+// single file stops at the quota with "file too large" (RLIMIT_FSIZE), and
+// the watcher may stop the worker too for it, since the session then holds
+// the quota and a little more.
 func TestDiskQuota(t *testing.T) {
 	opts := WorkerOptions{Disk: testDisk, Users: testUsers}
 	w, out := startWorker(t, "", opts)
 	opts.Dir = w.dir(t)
+	restart := func() (*Worker, *syncBuffer) {
+		t.Helper()
+		out := &syncBuffer{}
+		opts.Stdout, opts.Stderr = out, out
+		w, err := StartWorker(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		mustEval(t, w, `import "os"`, false)
+		return w, out
+	}
 	mustEval(t, w, `import "os"`, false)
 	err := w.Eval(context.Background(), `os.WriteFile("big", make([]byte, 40<<20), 0o644)`, true)
-	if err != nil || !strings.Contains(out.String(), "file too large") {
-		t.Errorf("one file past the quota: %v, %q; want file too large", err, out.String())
-	}
-	err = w.Eval(context.Background(), `for i := 0; ; i++ { os.WriteFile("f"+string(rune('a'+i%26))+string(rune('a'+i/26%26)), make([]byte, 1<<20), 0o644) }`, false)
 	var crash *CrashError
+	switch {
+	case err == nil && strings.Contains(out.String(), "file too large"):
+	case errors.As(err, &crash) && crash.Reason == QuotaExceeded:
+		w, _ = restart()
+	default:
+		t.Errorf("one file past the quota: %v, %q; want file too large or %q", err, out.String(), QuotaExceeded)
+	}
+	mustEval(t, w, `os.Remove("big")`, false)
+	err = w.Eval(context.Background(), `for i := 0; ; i++ { os.WriteFile("f"+string(rune('a'+i%26))+string(rune('a'+i/26%26)), make([]byte, 1<<20), 0o644) }`, false)
 	if !errors.As(err, &crash) || crash.Reason != QuotaExceeded {
 		t.Fatalf("filling the quota: %v; want a crash %q", err, QuotaExceeded)
 	}
 	// A new worker of the session, over its quota, runs: it may delete.
-	out2 := &syncBuffer{}
-	opts.Stdout, opts.Stderr = out2, out2
-	w2, err := StartWorker(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w2.Close()
-	mustEval(t, w2, `import "os"`, false)
-	mustEval(t, w2, `os.Remove("faa")`, true)
-	if got := out2.String(); got != "<nil>\n" {
+	w, out = restart()
+	mustEval(t, w, `os.Remove("faa")`, true)
+	if got := out.String(); got != "<nil>\n" {
 		t.Errorf("remove over quota: %q", got)
 	}
 }
@@ -317,5 +317,72 @@ func TestWorkerUserRefusesReservedIDs(t *testing.T) {
 	u, err := ParseWorkerUser("", "/srv/replhost")
 	if err != nil || u.count != autoCount || u.first < autoFirst || u.first+u.count-1 > 1<<31-1 {
 		t.Errorf("default range %v, %v", u, err)
+	}
+}
+
+// A session's memory cap above the pool's (DefaultMemory) is applied too:
+// memory+swap must be raised before memory.
+func TestWorkerMemoryRaisedFromPool(t *testing.T) {
+	if err := cgroupsAvailable(); err != nil {
+		t.Skipf("no cgroups here: %v", err)
+	}
+	w, _ := startWorker(t, "", WorkerOptions{Memory: 2 * DefaultMemory})
+	for _, f := range []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"} {
+		b, err := os.ReadFile(filepath.Join(cgroupDir(t, w, "memory"), f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // no swap accounting
+		}
+		if got := strings.TrimSpace(string(b)); err != nil || got != strconv.Itoa(2*DefaultMemory) {
+			t.Errorf("%s = %q, %v; want %d", f, got, err, 2*DefaultMemory)
+		}
+	}
+}
+
+// A link where a session's directory should be (left by a worker of an
+// older host, which could write there) is refused, and its target is not
+// touched.
+func TestSessionDirLinkRefused(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.Chmod(outside, 0o700)
+	for _, d := range []string{"classes", "files", "archives"} {
+		t.Run(d, func(t *testing.T) {
+			dir := filepath.Join(root, d+"-link")
+			os.MkdirAll(dir, 0o755)
+			if err := os.Symlink(outside, filepath.Join(dir, d)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := StartWorker(context.Background(), WorkerOptions{Dir: dir, Users: testUsers, Memory: testMemory})
+			if err == nil {
+				t.Fatal("worker started")
+			}
+			fi, _ := os.Stat(outside)
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 || fi.Mode().Perm() != 0o700 || statIDs(fi).UID != 0 {
+				t.Errorf("the link's target changed: %v %v %v", entries, fi.Mode(), statIDs(fi))
+			}
+		})
+	}
+}
+
+// The GOPATH stays classes/: a package uploaded to classes/src/P (root's
+// files) is importable with read access only, and the code cannot change it.
+func TestUploadedPackageReadOnly(t *testing.T) {
+	root := t.TempDir()
+	dir := sessionDir(t, root)
+	pkg := filepath.Join(dir, "classes", "src", "greet")
+	os.MkdirAll(pkg, 0o755)
+	if err := os.WriteFile(filepath.Join(pkg, "greet.go"), []byte("package greet\n\nfunc Hi(n string) string { return \"hi \" + n }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, out := startWorker(t, root, WorkerOptions{Dir: dir, Users: testUsers})
+	mustEval(t, w, `import "greet"`, false)
+	mustEval(t, w, `greet.Hi("bob")`, true)
+	mustEval(t, w, `import "os"`, false)
+	mustEval(t, w, `os.WriteFile("../classes/src/greet/greet.go", nil, 0o644)`, true)
+	if got := out.String(); !strings.HasPrefix(got, "\"hi bob\"\n") || !strings.Contains(got, "permission denied") {
+		t.Errorf("output %q; want \"hi bob\" then permission denied", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(pkg, "greet.go")); len(b) == 0 {
+		t.Error("the package was emptied")
 	}
 }

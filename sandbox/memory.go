@@ -42,14 +42,14 @@ type memLimit struct {
 	once     sync.Once
 }
 
-// limitMemory puts process pid under the limits l, in cgroup group/name
+// limitMemory puts process pid under the limits l, in a cgroup of group
 // if cgroups; kill ends the process with a reason, for the watcher.
-func limitMemory(pid int, group, name string, l limits, cgroups bool, kill func(reason string)) *memLimit {
+func limitMemory(pid int, group string, l limits, cgroups bool, kill func(reason string)) *memLimit {
 	m := &memLimit{pid: pid, kill: kill, stop: make(chan struct{}), watched: make(chan struct{})}
 	m.limit.Store(l.memory)
 	m.threads.Store(l.threads)
 	if cgroups {
-		if cg, err := hostCgroups.newCgroup(group, name, pid, l); err == nil {
+		if cg, err := hostCgroups.newCgroup(group, pid, l); err == nil {
 			m.cg = cg
 			close(m.watched)
 			return m
@@ -59,9 +59,9 @@ func limitMemory(pid int, group, name string, l limits, cgroups bool, kill func(
 	return m
 }
 
-// move gives the worker new limits in cgroup group/name, and drops its
-// old cgroup. Without a cgroup only the cap watched changes.
-func (m *memLimit) move(group, name string, l limits) error {
+// move gives the worker new limits in group. Without a cgroup only the
+// cap watched changes.
+func (m *memLimit) move(group string, l limits) error {
 	m.limit.Store(l.memory)
 	m.threads.Store(l.threads)
 	m.mu.Lock()
@@ -69,13 +69,7 @@ func (m *memLimit) move(group, name string, l limits) error {
 	if m.cg == nil || m.released {
 		return nil
 	}
-	cg, err := hostCgroups.newCgroup(group, name, m.pid, l)
-	if err != nil {
-		return err
-	}
-	hostCgroups.release(m.cg)
-	m.cg = cg
-	return nil
+	return hostCgroups.regroup(m.cg, group, l)
 }
 
 // cgroup is the worker's cgroup, nil if none.

@@ -1,7 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/replhost/replhost/internal/diskusage"
@@ -22,12 +26,33 @@ const inodeBytes = 4 << 10
 // Disk watcher pacing: a look at most every diskTick, and a walk of the
 // tree only when the worker used CPU since the last one (it cannot have
 // written without), and no sooner after a walk than walkBackoff times what
-// it took: a session that is idle costs one small read of its cgroup per
-// tick, a busy one with a big tree at most 1/walkBackoff of a core.
+// it took: a session that is idle costs one small read of its /proc stat
+// per tick, a busy one with a big tree at most 1/walkBackoff of a core.
 const (
 	diskTick    = time.Second
 	walkBackoff = 50
 )
+
+// procCPU is the CPU time process pid used so far, in clock ticks, from
+// /proc/<pid>/stat: one small read, cgroup or not.
+func procCPU(pid int) (uint64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces;
+	// utime and stime are fields 14 and 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	s, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("bad /proc stat")
+	}
+	return u + s, nil
+}
 
 // quotaOf returns the bytes and inodes a quota allows.
 func quotaOf(disk int64) (bytes, inodes int64) { return disk, max(disk/inodeBytes, 1024) }
@@ -67,9 +92,8 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 		if time.Now().Before(next) {
 			continue
 		}
-		if cg := w.mem.cgroup(); cg != nil {
-			cpu, err := cg.cpuUsage()
-			if err == nil && cpu == lastCPU {
+		if cpu, err := procCPU(w.pid); err == nil {
+			if cpu == lastCPU {
 				continue
 			}
 			lastCPU = cpu

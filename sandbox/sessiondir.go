@@ -25,11 +25,25 @@ var (
 // classes/ and the read-only trees root-owned and open to the session's
 // gid only, files/ and tmp/ the session's. A files/ or tmp/ whose owner is
 // not ids (workers ran as the host's user before, or the range changed)
-// is re-owned whole, through an os.Root, links not followed.
+// is re-owned whole. All through an os.Root of the session directory,
+// links never followed: a session directory left by a worker that could
+// write it (an older host) may hold a link where a directory should be,
+// which is refused.
 func prepareSession(dir string, ids *IDs) error {
-	for _, d := range append(append([]string{}, writableDirs...), readableDirs...) {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("session directory: %w", err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("session directory: %w", err)
+	}
+	defer r.Close()
+	for _, d := range append(append([]string{"classes"}, writableDirs...), readableDirs...) {
+		if err := r.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("session directory: %w", err)
+		}
+		if fi, err := r.Lstat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("session directory: %s is not a directory", d)
 		}
 	}
 	if ids == nil {
@@ -38,11 +52,10 @@ func prepareSession(dir string, ids *IDs) error {
 	// Root-owned, group the session's: the worker may pass through, and
 	// read what is readable, never write.
 	for _, d := range []string{".", "classes", readableDirs[0], readableDirs[1]} {
-		p := filepath.Join(dir, d)
-		if err := os.Lchown(p, 0, ids.GID); err != nil {
+		if err := r.Lchown(d, 0, ids.GID); err != nil {
 			return fmt.Errorf("session directory: %w", err)
 		}
-		if err := os.Chmod(p, 0o750); err != nil {
+		if err := r.Chmod(d, 0o750); err != nil {
 			return fmt.Errorf("session directory: %w", err)
 		}
 	}
@@ -51,7 +64,7 @@ func prepareSession(dir string, ids *IDs) error {
 		return err
 	}
 	for _, d := range writableDirs {
-		if err := ownTree(filepath.Join(dir, d), *ids); err != nil {
+		if err := ownTree(r, d, *ids); err != nil {
 			return fmt.Errorf("session directory: %w", err)
 		}
 	}
@@ -70,17 +83,17 @@ func addSearch(dir string) error {
 	return os.Chmod(dir, fi.Mode().Perm()|0o001)
 }
 
-// ownTree gives dir and, if dir was not ids' already, all below it to ids.
-func ownTree(dir string, ids IDs) error {
-	if got, err := ownerOf(dir); err == nil && got == ids {
+// ownTree gives d and, if d was not ids' already, all below it to ids.
+func ownTree(session *os.Root, d string, ids IDs) error {
+	if fi, err := session.Lstat(d); err == nil && statIDs(fi) == ids {
 		return nil
 	}
-	r, err := os.OpenRoot(dir)
+	r, err := session.OpenRoot(d)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	err = fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(r.FS(), ".", func(p string, _ fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -95,15 +108,7 @@ func ownTree(dir string, ids IDs) error {
 	if err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o700)
-}
-
-func ownerOf(p string) (IDs, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return IDs{}, err
-	}
-	return statIDs(fi), nil
+	return r.Chmod(".", 0o700)
 }
 
 func statIDs(fi fs.FileInfo) IDs {

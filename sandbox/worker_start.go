@@ -82,7 +82,7 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 		stdout:      io.Discard,
 		stderr:      io.Discard,
 	}
-	w.mem = limitMemory(w.pid, poolGroup, strconv.Itoa(w.pid), limits{DefaultMemory, DefaultMaxThreads}, cgroups, w.kill)
+	w.mem = limitMemory(w.pid, poolGroup, limits{DefaultMemory, DefaultMaxThreads}, cgroups, w.kill)
 	readerDone := make(chan struct{})
 	go w.read(readerDone)
 	go w.wait(readerDone)
@@ -171,13 +171,6 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 	case outputCap < 0:
 		outputCap = 0
 	}
-	name := filepath.Base(dir) + "-" + strconv.Itoa(w.pid)
-	w.mu.Lock()
-	mem := w.mem
-	w.mu.Unlock()
-	if err := mem.move(groupOf(opts.Group), name, limits{memory, int64(threads)}); err != nil {
-		return fmt.Errorf("worker limits: %w", err)
-	}
 	w.mu.Lock()
 	w.stdout, w.stderr = orDiscard(opts.Stdout), orDiscard(opts.Stderr)
 	w.memory = memory
@@ -200,6 +193,12 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 	id := w.dec.begin(msgInitDone, 0)
 	if err := w.fw.send(msgInit, id, mustJSON(init)); err != nil {
 		return fmt.Errorf("init worker: %w", w.crashError())
+	}
+	// The session's cgroup is made while the worker confines itself: no
+	// code runs before configure returns, and until then the pool's
+	// limits hold it.
+	if err := w.mem.move(groupOf(opts.Group), limits{memory, int64(threads)}); err != nil {
+		return fmt.Errorf("worker limits: %w", err)
 	}
 	ev, err := w.awaitWithin(ctx, timeout, "init")
 	if err != nil {
