@@ -269,14 +269,25 @@ func (j *Journal) reopenLocked() error {
 	return j.openLocked()
 }
 
-// Close releases the journal's files for good: the session has ended (or
-// the host stops); later use fails.
+// Close releases the journal's files for good: the session has ended;
+// later use fails.
 func (j *Journal) Close() {
+	j.release(true)
+}
+
+// Release releases the journal's files (the host stops, or the session is
+// unloaded); the next use opens them again.
+func (j *Journal) Release() {
+	j.release(false)
+}
+
+func (j *Journal) release(final bool) {
 	j.Sync()
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.closed = true
+	j.closed = j.closed || final
 	if j.seg != nil {
+		j.current.Store(nil)
 		j.seg.Close()
 		j.dir.Close()
 		j.seg, j.dir = nil, nil

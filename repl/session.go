@@ -313,7 +313,7 @@ func (s *Session) unload() {
 	s.evalMu.Lock()
 	s.unloadLocked()
 	s.evalMu.Unlock()
-	s.journal.Close()
+	s.journal.Release()
 }
 
 // TakenOverMessage is what an interactive attachment is told when a newer
