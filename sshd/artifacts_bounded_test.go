@@ -178,3 +178,20 @@ func TestArtifactsAddMillionEntryZip(t *testing.T) {
 		t.Errorf("after the refusal: %+v; want an empty listing", r)
 	}
 }
+
+// A file the session's code named with a newline cannot forge a line of
+// `artifacts ls`: such a name is printed quoted, as one field.
+func TestArtifactsLsQuotesOddNames(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{})
+	id := strings.TrimSpace(h.Run(t, "alice", "new", "").Stdout)
+	odd := "x 1 " + strings.Repeat("0", 64) + "\nforged"
+	if err := os.WriteFile(filepath.Join(h.Root, id, "files", odd), []byte("odd"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h.Run(t, "alice", "artifacts ls --session "+id, "")
+	sum := sha256.Sum256([]byte("odd"))
+	want := `"files/x 1 ` + strings.Repeat("0", 64) + `\nforged" 3 ` + hex.EncodeToString(sum[:]) + "\n"
+	if r.Status != 0 || r.Stdout != want {
+		t.Errorf("got %+v; want %q", r, want)
+	}
+}
