@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/gliderlabs/ssh"
 	"github.com/replhost/replhost/artifacts"
@@ -50,7 +52,7 @@ func (s *Server) cmdArtifacts(sess ssh.Session, _ string) int {
 			return 1
 		}
 		for _, a := range list {
-			fmt.Fprintf(sess, "%s %d %s\n", a.Name, a.Size, a.SHA256)
+			fmt.Fprintf(sess, "%s %d %s\n", lsName(a.Name), a.Size, a.SHA256)
 		}
 		return 0
 	case sub == "get" && len(rest) > 0 && *sum == "":
@@ -63,6 +65,17 @@ func (s *Server) cmdArtifacts(sess ssh.Session, _ string) int {
 		return 0
 	}
 	return usageError(sess, artifactsUsage)
+}
+
+// lsName is a name as `artifacts ls` prints it: as it is, or Go-quoted if
+// it holds a space, a control character or a quote, which only files the
+// session's code made can (uploads are refused such names), so that one
+// name is always one field of one line.
+func lsName(name string) string {
+	if strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == '"' || r == 0x7f }) {
+		return strconv.Quote(name)
+	}
+	return name
 }
 
 // artifactAdd stores stdin as the artifact name. The artifact becomes

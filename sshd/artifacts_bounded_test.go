@@ -147,3 +147,51 @@ func TestSftpHandleCaps(t *testing.T) {
 		t.Errorf("bob's eval: %+v", r)
 	}
 }
+
+// A zip of a million entries sent through `artifacts add` is refused by its
+// count in one line, and the session and the host go on.
+func TestArtifactsAddMillionEntryZip(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{})
+	id := strings.TrimSpace(h.Run(t, "alice", "new", "").Stdout)
+	var zip strings.Builder
+	zip.WriteString("PK\x03\x04" + strings.Repeat("\x00", 26)) // one local header, all zeros
+	hdr := "PK\x01\x02\x14\x00\x14\x00" + strings.Repeat("\x00", 38)
+	const n = 1_000_000
+	zip.WriteString(strings.Repeat(hdr, n))
+	// A zip64 end record (count n), its locator, and the end record.
+	le := func(v uint64, size int) string {
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+		return string(b)
+	}
+	dirSize, end64At := uint64(46*n), uint64(30+46*n)
+	zip.WriteString("PK\x06\x06" + le(44, 8) + le(0, 4) + le(0, 8) + le(n, 8) + le(n, 8) + le(dirSize, 8) + le(30, 8))
+	zip.WriteString("PK\x06\x07" + le(0, 4) + le(end64At, 8) + le(1, 4))
+	zip.WriteString("PK\x05\x06" + le(0, 4) + le(0xffff, 2) + le(0xffff, 2) + le(0xffffffff, 4) + le(0xffffffff, 4) + le(0, 2))
+	r := h.Run(t, "alice", "artifacts add --session "+id+" archives/million.zip", zip.String())
+	if r.Status == 0 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "more than 10000 entries in its central directory") {
+		t.Errorf("got %+v; want one line refusing the count", r)
+	}
+	if r := h.Run(t, "alice", "artifacts ls --session "+id, ""); r.Status != 0 || r.Stdout != "" {
+		t.Errorf("after the refusal: %+v; want an empty listing", r)
+	}
+}
+
+// A file the session's code named with a newline cannot forge a line of
+// `artifacts ls`: such a name is printed quoted, as one field.
+func TestArtifactsLsQuotesOddNames(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{})
+	id := strings.TrimSpace(h.Run(t, "alice", "new", "").Stdout)
+	odd := "x 1 " + strings.Repeat("0", 64) + "\nforged"
+	if err := os.WriteFile(filepath.Join(h.Root, id, "files", odd), []byte("odd"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h.Run(t, "alice", "artifacts ls --session "+id, "")
+	sum := sha256.Sum256([]byte("odd"))
+	want := `"files/x 1 ` + strings.Repeat("0", 64) + `\nforged" 3 ` + hex.EncodeToString(sum[:]) + "\n"
+	if r.Status != 0 || r.Stdout != want {
+		t.Errorf("got %+v; want %q", r, want)
+	}
+}
