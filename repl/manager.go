@@ -55,6 +55,10 @@ type Config struct {
 	// Artifacts are the limits of each session's artifact store; zero:
 	// artifacts.DefaultLimits.
 	Artifacts artifacts.Limits
+	// DiskQuota is a user's disk quota per session (uploads past it are
+	// refused; the worker's own writes are the sandbox's to stop); nil or
+	// <= 0: none.
+	DiskQuota func(owner string) int64
 	// Modules fetches Go modules for :get; nil: the host fetches none.
 	Modules *modules.Fetcher
 	// ModuleAllowed says which standard packages fetched modules may
@@ -129,6 +133,13 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+func (m *Manager) diskQuota(owner string) int64 {
+	if m.cfg.DiskQuota == nil {
+		return 0
+	}
+	return m.cfg.DiskQuota(owner)
 }
 
 func (m *Manager) now() time.Time { return m.cfg.Now() }
