@@ -33,7 +33,37 @@ func (r *rewriter) builtinCall(n *ast.CallExpr) {
 		if len(n.Args) == 1 {
 			r.replaceNode(n, r.ctx.qualify("reflect")+".ValueOf("+r.nodeText(n.Args[0])+").Clear()")
 		}
+	case "print", "println":
+		r.builtinPrint(n, b.Name() == "println")
 	}
+}
+
+// builtinPrint lowers print and println, which yaegi writes to stdout in
+// fmt's format, to the runtime's format on the code's stderr, as Go does.
+// The call keeps its shape, `rt.Printer(os.Stderr, ln, kinds)(args...)`, so
+// that defer and go statements around it stay as they are. kinds carries
+// the static type of each operand (an interface prints as a pair of words,
+// the untyped nil as nil).
+func (r *rewriter) builtinPrint(n *ast.CallExpr, ln bool) {
+	kinds := make([]byte, len(n.Args))
+	for i, a := range n.Args {
+		kinds[i] = '.'
+		tv := r.code.info.Types[a]
+		switch {
+		case tv.IsNil():
+			kinds[i] = 'n'
+		case tv.Type != nil && types.IsInterface(r.concrete(tv.Type)):
+			kinds[i] = 'i'
+		}
+		if tv.Value != nil && tv.Type != nil {
+			if bt, ok := tv.Type.(*types.Basic); ok && bt.Info()&types.IsUntyped != 0 {
+				// An untyped constant takes its default type, as in Go.
+				r.replaceNode(a, r.ctx.typeExprText(types.Default(bt), nil)+"("+r.nodeText(a)+")")
+			}
+		}
+	}
+	r.replaceNode(n.Fun, r.ctx.qualify(rtPath)+".Printer("+r.ctx.qualify("os")+".Stderr, "+strconv.FormatBool(ln)+", "+
+		strconv.Quote(string(kinds))+")")
 }
 
 // constText writes a constant as source of the same type (an untyped

@@ -39,6 +39,9 @@ func yaegiEvalTo(lowered bool, stdout, stderr io.Writer) func(string) (string, e
 		if err := i.Use(stdlib.Symbols); err != nil {
 			return "", err
 		}
+		if err := i.Use(lower.Runtime); err != nil {
+			return "", err
+		}
 		if err := i.Use(lower.Symbols); err != nil {
 			return "", err
 		}

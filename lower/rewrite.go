@@ -250,6 +250,10 @@ func (r *rewriter) post(n ast.Node) {
 		}
 	case *ast.ForStmt:
 		r.loopVarFor(n)
+	case *ast.CommClause:
+		r.selectAssign(n)
+	case *ast.BinaryExpr:
+		r.constShift(n)
 	case *ast.CallExpr:
 		r.builtinCall(n)
 		r.printCall(n)

@@ -30,6 +30,11 @@ func needsFuncScope(st ast.Stmt, info *types.Info, pkg *types.Package) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.CommClause:
+			// selectAssign turns `case x, ok = <-c` into a definition.
+			if as, ok := n.Comm.(*ast.AssignStmt); ok && as.Tok == token.ASSIGN && len(as.Lhs) >= 2 {
+				found = true
+			}
 		case *ast.AssignStmt:
 			if n.Tok == token.DEFINE && len(n.Lhs) >= 2 && len(n.Rhs) == 1 {
 				found = true

@@ -110,7 +110,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	if opts.Dir != "" && opts.WorkDir == "" {
 		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
 	}
-	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), tupleExports}, opts.Use...) {
+	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), lower.Runtime, tupleExports}, opts.Use...) {
 		if err := yi.Use(e); err != nil {
 			return nil, fmt.Errorf("load symbols: %w", err)
 		}

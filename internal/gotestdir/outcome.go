@@ -56,12 +56,18 @@ func classify(w Want, o Outcome) (cause, detail string) {
 		return "refused " + m[1], line
 	case strings.Contains(line, "front end"):
 		return "front end", line
+	case strings.HasPrefix(line, "error: interpreter:"):
+		return "interpreter panic", line // yaegi's own, not the program's
+	case strings.Contains(line, "panic: reflect") || strings.Contains(line, "panic: interface conversion"):
+		return "reflect panic", line // yaegi's use of reflect
 	case strings.Contains(line, "panic"):
-		return "run-time panic", line
+		return "program panic", line // the program's own check failed, or Go would not panic there
+	case strings.Contains(line, "timed out"):
+		return "timeout", line
 	case posRE.MatchString(line) || strings.HasPrefix(line, "error: "):
-		return "yaegi error", line
+		return "compile error", line
 	case o.Exit != w.Exit:
-		return fmt.Sprintf("exit %d, want %d", o.Exit, w.Exit), line
+		return fmt.Sprintf("exit %d", o.Exit), fmt.Sprintf("stdout %q", clip(o.Stdout))
 	}
 	return "wrong output", fmt.Sprintf("got %q; want %q", clip(o.Stdout), clip(w.Stdout))
 }
