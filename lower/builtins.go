@@ -35,7 +35,61 @@ func (r *rewriter) builtinCall(n *ast.CallExpr) {
 		}
 	case "print", "println":
 		r.builtinPrint(n, b.Name() == "println")
+	case "recover":
+		// yaegi's own reflect panics (an index out of range) are strings,
+		// where Go's are runtime.Error values.
+		r.replaceNode(n, r.ctx.qualify(rtPath)+".Recovered("+r.nodeText(n)+")")
+	case "len", "cap":
+		// Constant when go/types says so: of an array pointer, nil or not,
+		// which yaegi v0.16.1 reads through reflect and fails on nil.
+		if tv := r.code.info.Types[n]; tv.Value != nil && len(n.Args) == 1 && isArrayPtr(r.typeOf(n.Args[0])) {
+			r.replaceNode(n, r.constText(tv))
+		}
 	}
+}
+
+// isArrayPtr reports whether t is a pointer to an array.
+func isArrayPtr(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	p, ok := t.Underlying().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	_, ok = p.Elem().Underlying().(*types.Array)
+	return ok
+}
+
+// rangeArrayPtr lowers a range over an array pointer that reads no
+// element, which Go allows on a nil pointer and yaegi v0.16.1 does not, to
+// a range over an array of the same length.
+func (r *rewriter) rangeArrayPtr(n *ast.RangeStmt) {
+	if n.Value != nil {
+		if id, ok := n.Value.(*ast.Ident); !ok || id.Name != "_" {
+			return
+		}
+	}
+	t := r.typeOf(n.X)
+	if !isArrayPtr(t) {
+		return
+	}
+	if tv := r.code.info.Types[n.X]; !isPlainName(n.X) && tv.Value == nil {
+		return // an expression that might have effects: leave it
+	}
+	size := t.Underlying().(*types.Pointer).Elem().Underlying().(*types.Array).Len()
+	r.replaceNode(n.X, "["+strconv.FormatInt(size, 10)+"]struct{}{}")
+}
+
+// isPlainName is an identifier or a selector of identifiers.
+func isPlainName(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		return isPlainName(e.X)
+	}
+	return false
 }
 
 // builtinPrint lowers print and println, which yaegi writes to stdout in

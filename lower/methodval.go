@@ -18,7 +18,10 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 		return
 	}
 	if call, ok := r.parent().(*ast.CallExpr); ok && ast.Unparen(call.Fun) == n {
-		return // a call: nothing to lower
+		if sel.Kind() == types.MethodExpr {
+			r.methodExprCall(call, n)
+		}
+		return // a method call: nothing to lower
 	}
 	if p, ok := r.parent().(*ast.ParenExpr); ok && len(r.stack) >= 3 {
 		if call, ok := r.stack[len(r.stack)-3].(*ast.CallExpr); ok && call.Fun == p {
@@ -57,6 +60,25 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 	call := recv + "." + name + "(" + strings.Join(args, ", ") + variadicDots(sig) + ")"
 	fnType := "func(" + strings.Join(params, ", ") + ")" + results
 	r.replaceNode(n, "func("+recv+" "+r.ctx.typeText(recvT, r.subst)+") "+fnType+" { return "+fnType+" { "+ret+call+" } }("+x+")")
+}
+
+// methodExprCall lowers a call of a method expression, T.M(x, a) or
+// I.M(x, a), which yaegi v0.16.1 refuses ("too many arguments"), to the
+// method call x.M(a): the same call, with the receiver evaluated first.
+func (r *rewriter) methodExprCall(call *ast.CallExpr, n *ast.SelectorExpr) {
+	if len(call.Args) == 0 {
+		return
+	}
+	recv := "(" + r.nodeText(call.Args[0]) + ")"
+	args := make([]string, len(call.Args)-1)
+	for i, a := range call.Args[1:] {
+		args[i] = r.nodeText(a)
+	}
+	dots := ""
+	if call.Ellipsis.IsValid() {
+		dots = "..."
+	}
+	r.replaceNode(call, recv+"."+n.Sel.Name+"("+strings.Join(args, ", ")+dots+")")
 }
 
 // needsPointer reports whether the method of sel, selected on a value that

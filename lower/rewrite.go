@@ -246,6 +246,7 @@ func (r *rewriter) post(n ast.Node) {
 		case r.isRangeInt(n):
 			r.rangeInt(n)
 		default:
+			r.rangeArrayPtr(n)
 			r.loopVarRange(n)
 		}
 	case *ast.ForStmt:

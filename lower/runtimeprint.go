@@ -17,7 +17,8 @@ const rtPath = "replhost.internal/rt"
 // them whatever its allowlist).
 var Runtime = interp.Exports{
 	rtPath + "/rt": {
-		"Printer": reflect.ValueOf(Printer),
+		"Printer":   reflect.ValueOf(Printer),
+		"Recovered": reflect.ValueOf(Recovered),
 	},
 }
 

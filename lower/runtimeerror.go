@@ -1,0 +1,41 @@
+package lower
+
+import "strings"
+
+// RuntimeError is a run-time panic of interpreted code as Go raises it: a
+// runtime.Error, where yaegi v0.16.1 panics with reflect's message string.
+type RuntimeError struct{ msg string }
+
+func (e RuntimeError) Error() string { return "runtime error: " + e.msg }
+
+// RuntimeError marks the value as a runtime.Error.
+func (RuntimeError) RuntimeError() {}
+
+// reflectPanics map the messages of reflect's panics inside yaegi to the
+// run-time error Go raises for the same operation (without the index and
+// length, which the message does not carry).
+var reflectPanics = []struct{ prefix, msg string }{
+	{"reflect: slice index out of range", "index out of range"},
+	{"reflect: array index out of range", "index out of range"},
+	{"reflect: string index out of range", "index out of range"},
+	{"reflect.Value.Slice: slice index out of bounds", "slice bounds out of range"},
+	{"reflect.Value.Slice3: slice index out of bounds", "slice bounds out of range"},
+	{"reflect.Value.Slice: string slice index out of bounds", "slice bounds out of range"},
+	{"reflect: call of reflect.Value.", "invalid memory address or nil pointer dereference"}, // "... on zero Value"
+	{"reflect: Method on nil interface value", "invalid memory address or nil pointer dereference"},
+}
+
+// Recovered is what recover() gives interpreted code: v, unless it is one
+// of yaegi's reflect panics, which becomes the runtime.Error Go raises.
+func Recovered(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	for _, p := range reflectPanics {
+		if strings.HasPrefix(s, p.prefix) && (p.prefix != "reflect: call of reflect.Value." || strings.HasSuffix(s, "on zero Value")) {
+			return RuntimeError{p.msg}
+		}
+	}
+	return v
+}
