@@ -70,6 +70,12 @@ func (r *rewriter) methodExprCall(call *ast.CallExpr, n *ast.SelectorExpr) {
 		return
 	}
 	recv := "(" + r.nodeText(call.Args[0]) + ")"
+	if tv := r.code.info.Types[call.Args[0]]; tv.Value != nil {
+		// T.M(2): the constant becomes a T first.
+		if sig, ok := r.typeOf(n).(*types.Signature); ok && sig.Params().Len() > 0 {
+			recv = r.ctx.typeText(sig.Params().At(0).Type(), r.subst) + recv
+		}
+	}
 	args := make([]string, len(call.Args)-1)
 	for i, a := range call.Args[1:] {
 		args[i] = r.nodeText(a)

@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// Go semantics that must hold across cells at the prompt, each once seen
+// broken by a user (issue 16).
+func TestGoSemanticsAcrossCells(t *testing.T) {
+	tests := []struct {
+		name   string
+		cells  []string
+		stdout string
+		stderr string
+	}{
+		{
+			name: "loop-variable-per-iteration-after-range-over-int",
+			cells: []string{`import "fmt"`, "for i := range 3 { _ = i }",
+				"var fs []func()\nfor i := 0; i < 3; i++ { fs = append(fs, func() { fmt.Print(i) }) }\nfor _, f := range fs { f() }\nfmt.Println()"},
+			stdout: "012\n",
+		},
+		{
+			name:   "loop-header-variable-is-not-a-global",
+			cells:  []string{"n := 0\nfor i := 0; i < 3; i++ { n += i }", "i := 7\nn + i"},
+			stdout: "10\n",
+		},
+		{
+			name:   "println-to-stderr-in-runtime-format",
+			cells:  []string{`println("a", 1, 2.5, true)`, `print("x", 3, "\n")`},
+			stderr: "a 1 2.5 true\nx3\n",
+		},
+		{
+			name:   "select-into-existing-variables",
+			cells:  []string{"c := make(chan int, 1)\nc <- 4\nvar x int\nvar ok bool", "select {\ncase x, ok = <-c:\n}\nx"},
+			stdout: "4\n",
+		},
+		{
+			name:   "method-expression-call",
+			cells:  []string{"type T int\nfunc (t T) Add(n int) T { return t + T(n) }", "T.Add(2, 3)"},
+			stdout: "5\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			in, err := NewInterp(Options{Dir: t.TempDir(), Stdout: &stdout, Stderr: &stderr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			for _, c := range tt.cells {
+				if err := in.Eval(context.Background(), c, true); err != nil {
+					t.Fatalf("Eval(%q): %v", c, err)
+				}
+			}
+			if got := stdout.String(); got != tt.stdout {
+				t.Errorf("stdout %q; want %q", got, tt.stdout)
+			}
+			if got := stderr.String(); got != tt.stderr {
+				t.Errorf("stderr %q; want %q", got, tt.stderr)
+			}
+		})
+	}
+}
