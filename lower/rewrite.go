@@ -253,6 +253,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.loopVarFor(n)
 	case *ast.CommClause:
 		r.selectAssign(n)
+	case *ast.GenDecl:
+		r.constValues(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
 	case *ast.CallExpr:

@@ -2,8 +2,10 @@ package lower
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -44,4 +46,70 @@ func (r *rewriter) constShift(b *ast.BinaryExpr) {
 		return // int is what yaegi gives it anyway
 	}
 	r.replaceNode(b.X, r.ctx.typeExprText(t, r.subst)+"("+r.nodeText(b.X)+")")
+}
+
+// constValues writes the value go/types computed for each constant of a
+// declaration in place of its expression, and spells out the implicit
+// repetition of a group (`const ( a, b = iota, iota * 2; c, d )`): yaegi
+// v0.16.1 fails on some constant expressions (`string(iota + 'a')`,
+// repeated lists: "constant definition loop"). A value that cannot be
+// written exactly (an integer wider than 64 bits) keeps its expression:
+// repeating the text instead gave yaegi's iota a wrong count.
+func (r *rewriter) constValues(g *ast.GenDecl) {
+	if g.Tok != token.CONST {
+		return
+	}
+	var last *ast.ValueSpec
+	for _, s := range g.Specs {
+		vs := s.(*ast.ValueSpec)
+		if len(vs.Values) > 0 {
+			last = vs
+		}
+		if vals, ok := r.constLits(vs); ok {
+			text := strings.Join(vals, ", ")
+			if len(vs.Values) > 0 {
+				r.replace(r.off(vs.Values[0].Pos()), r.off(vs.Values[len(vs.Values)-1].End()), text)
+			} else {
+				typ := ""
+				if last != nil && last.Type != nil {
+					typ = " " + r.nodeText(last.Type)
+				}
+				r.insert(r.off(vs.Names[len(vs.Names)-1].End()), typ+" = "+text)
+			}
+		}
+	}
+}
+
+// constLits are the constants of vs as literals, if all can be written
+// exactly.
+func (r *rewriter) constLits(vs *ast.ValueSpec) ([]string, bool) {
+	out := make([]string, len(vs.Names))
+	for i, n := range vs.Names {
+		c, ok := r.code.info.Defs[n].(*types.Const)
+		if !ok {
+			return nil, false
+		}
+		switch c.Val().Kind() {
+		case constant.Int:
+			if _, exact := constant.Int64Val(c.Val()); !exact {
+				return nil, false // yaegi holds no wider integer literal
+			}
+		case constant.String, constant.Bool:
+		case constant.Float:
+			if b, ok := c.Type().(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+				// Exactly, as a quotient, or not at all.
+				num, ok1 := constant.Int64Val(constant.Num(c.Val()))
+				den, ok2 := constant.Int64Val(constant.Denom(c.Val()))
+				if !ok1 || !ok2 {
+					return nil, false
+				}
+				out[i] = "(" + strconv.FormatInt(num, 10) + ".0 / " + strconv.FormatInt(den, 10) + ".0)"
+				continue
+			}
+		default:
+			return nil, false
+		}
+		out[i] = r.constText(types.TypeAndValue{Type: c.Type(), Value: c.Val()})
+	}
+	return out, true
 }
