@@ -255,6 +255,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.selectAssign(n)
 	case *ast.GenDecl:
 		r.constValues(n)
+	case *ast.TypeSwitchStmt:
+		r.typeSwitchInstance(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
 	case *ast.CallExpr:

@@ -113,3 +113,48 @@ func (r *rewriter) constLits(vs *ast.ValueSpec) ([]string, bool) {
 	}
 	return out, true
 }
+
+// typeSwitchInstance drops, in an instance of a generic function, the
+// cases of a type switch that an earlier case already covers once the type
+// parameters are replaced (`case T:` then `case int32:` with T = int32):
+// they never match in Go, and yaegi refuses the duplicates.
+func (r *rewriter) typeSwitchInstance(ts *ast.TypeSwitchStmt) {
+	if r.subst == nil {
+		return
+	}
+	var seen []types.Type
+	covered := func(t types.Type) bool {
+		for _, s := range seen {
+			if types.Identical(s, t) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, st := range ts.Body.List {
+		cc := st.(*ast.CaseClause)
+		var keep []string
+		dropped := false
+		for _, e := range cc.List {
+			tv := r.code.info.Types[e]
+			if tv.IsNil() || tv.Type == nil {
+				keep = append(keep, r.nodeText(e))
+				continue
+			}
+			t := r.concrete(tv.Type)
+			if covered(t) {
+				dropped = true
+				continue
+			}
+			seen = append(seen, t)
+			keep = append(keep, r.nodeText(e))
+		}
+		switch {
+		case !dropped:
+		case len(keep) == 0:
+			r.replaceNode(cc, "")
+		default:
+			r.replace(r.off(cc.List[0].Pos()), r.off(cc.List[len(cc.List)-1].End()), strings.Join(keep, ", "))
+		}
+	}
+}
