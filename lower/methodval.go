@@ -66,15 +66,17 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 // I.M(x, a), which yaegi v0.16.1 refuses ("too many arguments"), to the
 // method call x.M(a): the same call, with the receiver evaluated first.
 func (r *rewriter) methodExprCall(call *ast.CallExpr, n *ast.SelectorExpr) {
-	if len(call.Args) == 0 {
+	sig, ok := r.typeOf(n).(*types.Signature)
+	if !ok || len(call.Args) != sig.Params().Len() && !sig.Variadic() || len(call.Args) == 0 {
+		return // T.M(f()) with a multi-valued f: the receiver is one of its results
+	}
+	if _, tuple := r.code.info.TypeOf(call.Args[0]).(*types.Tuple); tuple || sig.Variadic() && len(call.Args) < sig.Params().Len()-1 {
 		return
 	}
 	recv := "(" + r.nodeText(call.Args[0]) + ")"
 	if tv := r.code.info.Types[call.Args[0]]; tv.Value != nil {
 		// T.M(2): the constant becomes a T first.
-		if sig, ok := r.typeOf(n).(*types.Signature); ok && sig.Params().Len() > 0 {
-			recv = r.ctx.typeText(sig.Params().At(0).Type(), r.subst) + recv
-		}
+		recv = r.ctx.typeText(sig.Params().At(0).Type(), r.subst) + recv
 	}
 	args := make([]string, len(call.Args)-1)
 	for i, a := range call.Args[1:] {

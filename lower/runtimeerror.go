@@ -39,3 +39,20 @@ func Recovered(v any) any {
 	}
 	return v
 }
+
+// Formatted is a value already formatted by its own String method, for fmt
+// to print where yaegi would hand it the value without its methods.
+type Formatted string
+
+func (f Formatted) String() string { return string(f) }
+
+// FormattedError is a value already formatted by its own Error method.
+type FormattedError string
+
+func (f FormattedError) Error() string { return string(f) }
+
+// Stringer returns s as a fmt.Stringer.
+func Stringer(s string) any { return Formatted(s) }
+
+// Errorer returns s as an error.
+func Errorer(s string) any { return FormattedError(s) }

@@ -19,6 +19,8 @@ var Runtime = interp.Exports{
 	rtPath + "/rt": {
 		"Printer":   reflect.ValueOf(Printer),
 		"Recovered": reflect.ValueOf(Recovered),
+		"Stringer":  reflect.ValueOf(Stringer),
+		"Errorer":   reflect.ValueOf(Errorer),
 	},
 }
 

@@ -137,6 +137,7 @@ type checked struct {
 	pkg         *types.Package
 	info        *types.Info
 	passthrough bool
+	fmtMethods  int // declaresFmtMethods: 0 not computed, 1 yes, -1 no
 }
 
 // check type-checks the committed cells' declarations together with the

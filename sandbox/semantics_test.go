@@ -37,6 +37,19 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			stdout: "4\n",
 		},
 		{
+			name:   "range-over-func-closing-on-the-body-line",
+			cells:  []string{`import "strings"`, "n := 0\nfor l := range strings.Lines(\"a\\nbb\\n\") { n += len(l) }\nn"},
+			stdout: "5\n",
+		},
+		{
+			name: "string-methods-at-any-depth",
+			cells: []string{`import "fmt"`, "type Color int\nconst (Red Color = iota; Green; Blue)\nfunc (c Color) String() string { return [...]string{\"R\", \"G\", \"B\"}[c] }",
+				"fmt.Println([]Color{Red, Blue}, map[string]Color{\"x\": Green}, Green+1)",
+				"type Shape interface{ Area() int }\ntype Sq struct{ s int }\nfunc (q Sq) Area() int { return q.s * q.s }\nfunc (q Sq) String() string { return \"square\" }",
+				"var sh Shape = Sq{3}\nfmt.Println(sh)"},
+			stdout: "[R B] map[x:G] B\nsquare\n",
+		},
+		{
 			name:   "method-expression-call",
 			cells:  []string{"type T int\nfunc (t T) Add(n int) T { return t + T(n) }", "T.Add(2, 3)"},
 			stdout: "5\n",
