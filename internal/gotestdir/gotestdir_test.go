@@ -16,9 +16,14 @@ var (
 	all     = flag.Bool("gotestdir.all", false, "run every case, not CI's part (every case whose name hashes to 0 mod 8)")
 	update  = flag.Bool("gotestdir.update", false, "rewrite the failures file with what this run saw")
 	jobs    = flag.Int("gotestdir.jobs", 3, "cases run at a time")
-	timeout = flag.Duration("gotestdir.timeout", 30*time.Second, "bound on one case")
+	timeout = flag.Duration("gotestdir.timeout", 60*time.Second, "bound on one case")
 	only    = flag.String("gotestdir.run", "", "run only the cases whose name contains this")
 )
+
+// flakyCause starts the cause of a case whose outcome depends on how
+// goroutines are scheduled; it is kept in the list (with why) but either
+// outcome is accepted. Written by hand, never by -gotestdir.update.
+const flakyCause = "flaky"
 
 // FailuresFile lists every failing case of the whole corpus with its cause.
 func failuresFile() string { return "testdata/failures-" + runtime.Version() + ".txt" }
@@ -90,6 +95,9 @@ func TestGoTestDir(t *testing.T) {
 	for _, c := range run {
 		g, failed := got[c.Name]
 		k, wasKnown := known[c.Name]
+		if wasKnown && strings.HasPrefix(k.Cause, flakyCause) {
+			continue // its outcome depends on goroutine scheduling: recorded, not asserted
+		}
 		switch {
 		case failed && !wasKnown:
 			diffs = append(diffs, fmt.Sprintf("new failure %s: %s: %s", c.Name, g.Cause, g.Detail))
@@ -105,6 +113,9 @@ func TestGoTestDir(t *testing.T) {
 	if *update {
 		merged := known
 		for _, c := range run { // the cases this run saw replace what was known of them
+			if strings.HasPrefix(merged[c.Name].Cause, flakyCause) {
+				continue
+			}
 			delete(merged, c.Name)
 			if f, ok := got[c.Name]; ok {
 				merged[c.Name] = f
