@@ -269,6 +269,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.DeferStmt:
 		r.deferStmt(n)
 	case *ast.AssignStmt:
+		r.shiftAssign(n)
 		if n.Tok == token.DEFINE {
 			r.commaOK(n.Lhs, n.Rhs)
 		}

@@ -56,3 +56,12 @@ func Stringer(s string) any { return Formatted(s) }
 
 // Errorer returns s as an error.
 func Errorer(s string) any { return FormattedError(s) }
+
+// ShiftCount is a signed shift count made unsigned, with Go's panic for a
+// negative one.
+func ShiftCount(n int64) uint64 {
+	if n < 0 {
+		panic(RuntimeError{"negative shift amount"})
+	}
+	return uint64(n)
+}

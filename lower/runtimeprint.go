@@ -17,10 +17,11 @@ const rtPath = "replhost.internal/rt"
 // them whatever its allowlist).
 var Runtime = interp.Exports{
 	rtPath + "/rt": {
-		"Printer":   reflect.ValueOf(Printer),
-		"Recovered": reflect.ValueOf(Recovered),
-		"Stringer":  reflect.ValueOf(Stringer),
-		"Errorer":   reflect.ValueOf(Errorer),
+		"Printer":    reflect.ValueOf(Printer),
+		"Recovered":  reflect.ValueOf(Recovered),
+		"Stringer":   reflect.ValueOf(Stringer),
+		"Errorer":    reflect.ValueOf(Errorer),
+		"ShiftCount": reflect.ValueOf(ShiftCount),
 	},
 }
 

@@ -36,6 +36,7 @@ func (r *rewriter) constShift(b *ast.BinaryExpr) {
 	if b.Op != token.SHL && b.Op != token.SHR {
 		return
 	}
+	r.shiftCount(b.Y)
 	info := r.code.info
 	tv, xv := info.Types[b], info.Types[b.X]
 	if tv.Value != nil || xv.Value == nil || tv.Type == nil {
@@ -156,5 +157,27 @@ func (r *rewriter) typeSwitchInstance(ts *ast.TypeSwitchStmt) {
 		default:
 			r.replace(r.off(cc.List[0].Pos()), r.off(cc.List[len(cc.List)-1].End()), strings.Join(keep, ", "))
 		}
+	}
+}
+
+// shiftCount makes a signed, non-constant shift count unsigned, as yaegi
+// v0.16.1 requires (it reads every count with reflect's Uint), keeping
+// Go's panic for a negative count.
+func (r *rewriter) shiftCount(y ast.Expr) {
+	tv := r.code.info.Types[y]
+	if tv.Value != nil || tv.Type == nil {
+		return
+	}
+	b, ok := r.concrete(tv.Type).Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUnsigned != 0 {
+		return
+	}
+	r.replaceNode(y, r.ctx.qualify(rtPath)+".ShiftCount(int64("+r.nodeText(y)+"))")
+}
+
+// shiftAssign is shiftCount for `x <<= n` and `x >>= n`.
+func (r *rewriter) shiftAssign(as *ast.AssignStmt) {
+	if (as.Tok == token.SHL_ASSIGN || as.Tok == token.SHR_ASSIGN) && len(as.Rhs) == 1 {
+		r.shiftCount(as.Rhs[0])
 	}
 }
