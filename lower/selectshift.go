@@ -181,3 +181,27 @@ func (r *rewriter) shiftAssign(as *ast.AssignStmt) {
 		r.shiftCount(as.Rhs[0])
 	}
 }
+
+// boolToIface converts a comparison handed to an interface (`return a > b`
+// from a func returning any): yaegi v0.16.1 stores the untyped result with
+// reflect's SetBool into the interface and panics; a conversion to bool is
+// stored right. Comparisons in other value positions are converted too
+// (harmless), those in conditions are left alone.
+func (r *rewriter) boolToIface(b *ast.BinaryExpr) {
+	switch b.Op {
+	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
+	default:
+		return
+	}
+	tv := r.code.info.Types[b]
+	if tv.Value != nil || tv.Type == nil {
+		return
+	}
+	if bt, ok := tv.Type.(*types.Basic); !ok || bt.Kind() != types.Bool {
+		return // untyped bool: a condition
+	}
+	switch r.parent().(type) {
+	case *ast.ReturnStmt, *ast.CallExpr, *ast.CompositeLit, *ast.KeyValueExpr, *ast.AssignStmt, *ast.ValueSpec:
+		r.replaceNode(b, "bool("+r.nodeText(b)+")")
+	}
+}
