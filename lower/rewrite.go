@@ -257,6 +257,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.constValues(n)
 	case *ast.TypeSwitchStmt:
 		r.typeSwitchInstance(n)
+	case *ast.UnaryExpr:
+		r.recvValue(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
 		r.boolToIface(n)

@@ -205,3 +205,27 @@ func (r *rewriter) boolToIface(b *ast.BinaryExpr) {
 		r.replaceNode(b, "bool("+r.nodeText(b)+")")
 	}
 }
+
+// recvValue moves a receive used as a value inside an expression
+// (`return <-c`, `<-c && x`, `f(<-c)`) into a definition of its own in a
+// function literal: yaegi v0.16.1 runs every cell in its cancellable
+// channel mode, whose receive there panics ("Set using unaddressable
+// value") or drops the value.
+func (r *rewriter) recvValue(u *ast.UnaryExpr) {
+	if u.Op != token.ARROW {
+		return
+	}
+	switch r.parent().(type) {
+	case *ast.AssignStmt, *ast.ExprStmt, *ast.ValueSpec:
+		return // a receive statement
+	}
+	t := r.typeOf(u)
+	if t == nil {
+		return
+	}
+	if _, tuple := t.(*types.Tuple); tuple {
+		return
+	}
+	v := r.ctx.name("rv")
+	r.replaceNode(u, "func() "+r.ctx.typeText(t, r.subst)+" { "+v+" := "+r.nodeText(u)+"; return "+v+" }()")
+}
