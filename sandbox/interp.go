@@ -106,7 +106,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		Args:   []string{"replhost"},
 		Env:    []string{"HOME=" + filepath.Join(opts.Dir, "files")},
 	})
-	exports := opts.Allow.Exports()
+	exports := withFlagSet(opts.Allow.Exports(), filter)
 	if opts.Dir != "" && opts.WorkDir == "" {
 		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
 	}
