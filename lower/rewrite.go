@@ -265,6 +265,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.CallExpr:
 		r.builtinCall(n)
 		r.printCall(n)
+		r.fatalCall(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:

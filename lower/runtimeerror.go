@@ -27,7 +27,11 @@ var reflectPanics = []struct{ prefix, msg string }{
 
 // Recovered is what recover() gives interpreted code: v, unless it is one
 // of yaegi's reflect panics, which becomes the runtime.Error Go raises.
+// An exit is not recovered: os.Exit ends the program in Go.
 func Recovered(v any) any {
+	if isExitPanic(v) {
+		panic(v)
+	}
 	s, ok := v.(string)
 	if !ok {
 		return v

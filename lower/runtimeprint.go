@@ -22,6 +22,8 @@ var Runtime = interp.Exports{
 		"Stringer":   reflect.ValueOf(Stringer),
 		"Errorer":    reflect.ValueOf(Errorer),
 		"ShiftCount": reflect.ValueOf(ShiftCount),
+		"Exiting":    reflect.ValueOf(Exiting),
+		"Exitingf":   reflect.ValueOf(Exitingf),
 	},
 }
 

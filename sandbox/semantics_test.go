@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -80,6 +82,38 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			}
 			if got := stderr.String(); got != tt.stderr {
 				t.Errorf("stderr %q; want %q", got, tt.stderr)
+			}
+		})
+	}
+}
+
+// os.Exit and log.Fatal end the program: a deferred recover does not
+// cancel them (in a session, os.Exit is a panic of yaegi's).
+func TestExitIsNotRecovered(t *testing.T) {
+	tests := []struct {
+		name, cell string
+		code       int
+		stderr     string
+	}{
+		{"os-exit", "import \"os\"\nfunc f() { defer func() { recover() }(); os.Exit(3) }\nf()", 3, ""},
+		{"log-fatal", "import \"log\"\nlog.SetFlags(0)\nfunc f() { defer func() { recover() }(); log.Fatal(\"bye\") }\nf()", 1, "bye\n"},
+		{"log-fatalf", "import \"log\"\nlog.SetFlags(0)\nfunc f() { defer func() { _ = recover() }(); log.Fatalf(\"n=%d\", 2) }\nf()", 1, "n=2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			in, err := NewInterp(Options{Dir: t.TempDir(), Stdout: &stdout, Stderr: &stderr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			err = in.Eval(context.Background(), tt.cell, false)
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != tt.code {
+				t.Fatalf("err = %v; want exit %d", err, tt.code)
+			}
+			if !strings.HasSuffix(stderr.String(), tt.stderr) {
+				t.Errorf("stderr %q; want it to end with %q", stderr.String(), tt.stderr)
 			}
 		})
 	}
