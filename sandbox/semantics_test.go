@@ -59,6 +59,11 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			stdout: "[] 0 3 true\n",
 		},
 		{
+			name:   "pure-net-packages-allowed",
+			cells:  []string{`import ("fmt"; "net/url"; "net/netip")`, "u, _ := url.Parse(\"https://a.b/c?d=1\")\nfmt.Println(u.Host, u.Query().Get(\"d\"), netip.MustParseAddr(\"10.0.0.1\").Is4())"},
+			stdout: "a.b 1 true\n",
+		},
+		{
 			name:   "method-expression-call",
 			cells:  []string{"type T int\nfunc (t T) Add(n int) T { return t + T(n) }", "T.Add(2, 3)"},
 			stdout: "5\n",
