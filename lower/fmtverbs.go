@@ -293,16 +293,17 @@ func parseVerbs(format string) ([]verb, bool) {
 	return verbs, true
 }
 
-// declaresFmtMethods reports whether a cell of the session declares a
-// method String or Error.
+// declaresFmtMethods reports whether a cell of the session, or the
+// current one, declares a method String or Error.
 func (c *checked) declaresFmtMethods() bool {
 	if c.fmtMethods == 0 {
 		c.fmtMethods = -1
-		for _, x := range c.cells {
-			for _, d := range x.decls {
-				if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && (f.Name.Name == "String" || f.Name.Name == "Error") {
-					c.fmtMethods = 1
-				}
+		if c.sessionFmt {
+			c.fmtMethods = 1
+		}
+		for _, d := range c.cur.decls {
+			if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && (f.Name.Name == "String" || f.Name.Name == "Error") {
+				c.fmtMethods = 1
 			}
 		}
 	}
