@@ -52,7 +52,7 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			stdout: "[R B] map[x:G] B\nsquare\n",
 		},
 		{
-			name:   "flag-sees-no-arguments",
+			name: "flag-sees-no-arguments",
 			// The host process's command line (here the test binary's, with
 			// its -test.* flags) is not the session's.
 			cells:  []string{`import ("flag"; "fmt")`, "n := flag.Int(\"n\", 3, \"\")\nflag.Parse()\nfmt.Println(flag.Args(), flag.NArg(), *n, flag.Lookup(\"test.run\") == nil)"},
