@@ -45,3 +45,36 @@ func BenchmarkLowerCell(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLowerSessionLength lowers one cell after n earlier cells of
+// declarations and statements: the front end's cost per cell against the
+// session's length (it type-checks the whole session for each cell).
+func BenchmarkLowerSessionLength(b *testing.B) {
+	for _, n := range []int{0, 100, 1000} {
+		b.Run(fmt.Sprintf("cells-%d", n), func(b *testing.B) {
+			s := NewSession(Options{})
+			commit := func(c string) {
+				b.Helper()
+				if _, err := s.Lower(c); err != nil {
+					b.Fatalf("%q: %v", c, err)
+				}
+				s.Commit(c)
+			}
+			commit("import \"fmt\"\ntotal := 0")
+			for i := range n {
+				if i%2 == 0 {
+					commit(fmt.Sprintf("type T%d struct{ A int }\nfunc (t T%d) M() int { return t.A }\nfunc f%d() int { return T%d{%d}.M() }", i, i, i, i, i))
+				} else {
+					commit(fmt.Sprintf("total += f%d()", i-1))
+				}
+			}
+			cell := "for i := range 3 { total += i }\nfmt.Sprint(total)"
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Lower(cell); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

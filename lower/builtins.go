@@ -33,7 +33,91 @@ func (r *rewriter) builtinCall(n *ast.CallExpr) {
 		if len(n.Args) == 1 {
 			r.replaceNode(n, r.ctx.qualify("reflect")+".ValueOf("+r.nodeText(n.Args[0])+").Clear()")
 		}
+	case "print", "println":
+		r.builtinPrint(n, b.Name() == "println")
+	case "recover":
+		// yaegi's own reflect panics (an index out of range) are strings,
+		// where Go's are runtime.Error values.
+		r.replaceNode(n, r.ctx.qualify(rtPath)+".Recovered("+r.nodeText(n)+")")
+	case "len", "cap":
+		// Constant when go/types says so: of an array pointer, nil or not,
+		// which yaegi v0.16.1 reads through reflect and fails on nil.
+		if tv := r.code.info.Types[n]; tv.Value != nil && len(n.Args) == 1 && isArrayPtr(r.typeOf(n.Args[0])) {
+			r.replaceNode(n, r.constText(tv))
+		}
 	}
+}
+
+// isArrayPtr reports whether t is a pointer to an array.
+func isArrayPtr(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	p, ok := t.Underlying().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	_, ok = p.Elem().Underlying().(*types.Array)
+	return ok
+}
+
+// rangeArrayPtr lowers a range over an array pointer that reads no
+// element, which Go allows on a nil pointer and yaegi v0.16.1 does not, to
+// a range over an array of the same length.
+func (r *rewriter) rangeArrayPtr(n *ast.RangeStmt) {
+	if n.Value != nil {
+		if id, ok := n.Value.(*ast.Ident); !ok || id.Name != "_" {
+			return
+		}
+	}
+	t := r.typeOf(n.X)
+	if !isArrayPtr(t) {
+		return
+	}
+	if tv := r.code.info.Types[n.X]; !isPlainName(n.X) && tv.Value == nil {
+		return // an expression that might have effects: leave it
+	}
+	size := t.Underlying().(*types.Pointer).Elem().Underlying().(*types.Array).Len()
+	r.replaceNode(n.X, "["+strconv.FormatInt(size, 10)+"]struct{}{}")
+}
+
+// isPlainName is an identifier or a selector of identifiers.
+func isPlainName(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		return isPlainName(e.X)
+	}
+	return false
+}
+
+// builtinPrint lowers print and println, which yaegi writes to stdout in
+// fmt's format, to the runtime's format on the code's stderr, as Go does.
+// The call keeps its shape, `rt.Printer(os.Stderr, ln, kinds)(args...)`, so
+// that defer and go statements around it stay as they are. kinds carries
+// the static type of each operand (an interface prints as a pair of words,
+// the untyped nil as nil).
+func (r *rewriter) builtinPrint(n *ast.CallExpr, ln bool) {
+	kinds := make([]byte, len(n.Args))
+	for i, a := range n.Args {
+		kinds[i] = '.'
+		tv := r.code.info.Types[a]
+		switch {
+		case tv.IsNil():
+			kinds[i] = 'n'
+		case tv.Type != nil && types.IsInterface(r.concrete(tv.Type)):
+			kinds[i] = 'i'
+		}
+		if tv.Value != nil && tv.Type != nil {
+			if bt, ok := tv.Type.(*types.Basic); ok && bt.Info()&types.IsUntyped != 0 {
+				// An untyped constant takes its default type, as in Go.
+				r.replaceNode(a, r.ctx.typeExprText(types.Default(bt), nil)+"("+r.nodeText(a)+")")
+			}
+		}
+	}
+	r.replaceNode(n.Fun, r.ctx.qualify(rtPath)+".Printer("+r.ctx.qualify("os")+".Stderr, "+strconv.FormatBool(ln)+", "+
+		strconv.Quote(string(kinds))+")")
 }
 
 // constText writes a constant as source of the same type (an untyped

@@ -41,7 +41,8 @@ type cell struct {
 	// the cell does not name cannot matter to it, and leaving it out of the
 	// type-checked file spares go/types an unused-import error per cell.
 	qualifiers map[string]bool
-	imported   *ast.GenDecl // importDecl's result, kept once the cell is committed
+	imported   *ast.GenDecl    // importDecl's result, kept once the cell is committed
+	mentions   map[string]bool // identifiers of its declarations (depends.go), once committed
 }
 
 const cellFuncName = "ʟcell"

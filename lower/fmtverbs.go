@@ -91,22 +91,88 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 // implements error or fmt.Stringer in a function returning that interface:
 // yaegi hands fmt such a value without its methods unless its fmt symbols
 // came with yaegi's interface map, and boxing is the one conversion it gets
-// right either way. It reports whether it boxed a.
+// right either way. A constant (`Green+1`) is boxed as a converted literal
+// (yaegi boxed the expression as nil); the elements of a slice or array and
+// the values of a map are boxed one by one (fmt calls their methods at any
+// depth in Go); an interface operand is boxed by what it holds. It reports
+// whether it boxed a.
 func (r *rewriter) boxMethods(a ast.Expr) bool {
 	t := r.typeOf(a)
-	if t == nil || types.IsInterface(t) || !r.mentionsCellType(t) {
+	if t == nil {
 		return false
 	}
-	var iface string
-	switch {
-	case types.Implements(t, errorType):
-		iface = "error"
-	case types.Implements(t, stringerType):
-		iface = r.ctx.qualify("fmt") + ".Stringer"
+	if types.IsInterface(t) {
+		return r.boxDynamic(a, t)
+	}
+	if !r.mentionsCellType(t) {
+		return false
+	}
+	if iface := r.methodIface(t); iface != "" {
+		text := r.nodeText(a)
+		if tv := r.code.info.Types[a]; tv.Value != nil {
+			text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
+		}
+		r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
+		return true
+	}
+	var elem types.Type
+	var key string
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Map:
+		elem = u.Elem()
+		key = r.ctx.typeText(u.Key(), r.subst)
 	default:
 		return false
 	}
-	r.replaceNode(a, "func() "+iface+" { return "+r.nodeText(a)+" }()")
+	iface := r.methodIface(elem)
+	if iface == "" || types.IsInterface(elem) {
+		return false
+	}
+	// Each element formatted by its own method into a native value: boxed
+	// in a loop, yaegi's boxes all showed the last element.
+	conv := r.ctx.qualify(rtPath) + ".Stringer(xs[i].String())"
+	if iface == "error" {
+		conv = r.ctx.qualify(rtPath) + ".Errorer(xs[i].Error())"
+	}
+	tt := r.ctx.typeText(t, r.subst)
+	var body string
+	if key != "" {
+		conv = strings.ReplaceAll(conv, "xs[i]", "xs[k]")
+		body = "map[" + key + "]any { out := make(map[" + key + "]any, len(xs)); for k := range xs { out[k] = " + conv + " }; return out }"
+	} else {
+		body = "[]any { out := make([]any, len(xs)); for i := range xs { out[i] = " + conv + " }; return out }"
+	}
+	r.replaceNode(a, "func(xs "+tt+") "+body+"("+r.nodeText(a)+")")
+	return true
+}
+
+// methodIface names the interface of fmt's that t implements, or "".
+func (r *rewriter) methodIface(t types.Type) string {
+	switch {
+	case types.Implements(t, errorType):
+		return "error"
+	case types.Implements(t, stringerType):
+		return r.ctx.qualify("fmt") + ".Stringer"
+	}
+	return ""
+}
+
+// boxDynamic boxes an interface operand by its dynamic value's methods,
+// when the session declared methods a value in it could have.
+func (r *rewriter) boxDynamic(a ast.Expr, t types.Type) bool {
+	if !r.ctx.chk.declaresFmtMethods() || r.methodIface(t) != "" {
+		return false // the interface itself is error or a Stringer: yaegi keeps it
+	}
+	rt := r.ctx.qualify(rtPath)
+	// Comma-ok assertions to literal interfaces: yaegi v0.16.1 gets a type
+	// switch on them wrong, and an assertion to error fails in reflect.
+	r.replaceNode(a, "func(v "+r.ctx.typeText(t, r.subst)+") any { if x, ok := v.(interface{ Error() string }); ok { return "+
+		rt+".Errorer(x.Error()) }; if x, ok := v.(interface{ String() string }); ok { return "+rt+".Stringer(x.String()) }; return v }("+
+		r.nodeText(a)+")")
 	return true
 }
 
@@ -225,4 +291,21 @@ func parseVerbs(format string) ([]verb, bool) {
 		verbs = append(verbs, verb{rune(format[i]), i})
 	}
 	return verbs, true
+}
+
+// declaresFmtMethods reports whether a cell of the session, or the
+// current one, declares a method String or Error.
+func (c *checked) declaresFmtMethods() bool {
+	if c.fmtMethods == 0 {
+		c.fmtMethods = -1
+		if c.sessionFmt {
+			c.fmtMethods = 1
+		}
+		for _, d := range c.cur.decls {
+			if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && (f.Name.Name == "String" || f.Name.Name == "Error") {
+				c.fmtMethods = 1
+			}
+		}
+	}
+	return c.fmtMethods > 0
 }

@@ -18,7 +18,10 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 		return
 	}
 	if call, ok := r.parent().(*ast.CallExpr); ok && ast.Unparen(call.Fun) == n {
-		return // a call: nothing to lower
+		if sel.Kind() == types.MethodExpr {
+			r.methodExprCall(call, n)
+		}
+		return // a method call: nothing to lower
 	}
 	if p, ok := r.parent().(*ast.ParenExpr); ok && len(r.stack) >= 3 {
 		if call, ok := r.stack[len(r.stack)-3].(*ast.CallExpr); ok && call.Fun == p {
@@ -57,6 +60,33 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 	call := recv + "." + name + "(" + strings.Join(args, ", ") + variadicDots(sig) + ")"
 	fnType := "func(" + strings.Join(params, ", ") + ")" + results
 	r.replaceNode(n, "func("+recv+" "+r.ctx.typeText(recvT, r.subst)+") "+fnType+" { return "+fnType+" { "+ret+call+" } }("+x+")")
+}
+
+// methodExprCall lowers a call of a method expression, T.M(x, a) or
+// I.M(x, a), which yaegi v0.16.1 refuses ("too many arguments"), to the
+// method call x.M(a): the same call, with the receiver evaluated first.
+func (r *rewriter) methodExprCall(call *ast.CallExpr, n *ast.SelectorExpr) {
+	sig, ok := r.typeOf(n).(*types.Signature)
+	if !ok || len(call.Args) != sig.Params().Len() && !sig.Variadic() || len(call.Args) == 0 {
+		return // T.M(f()) with a multi-valued f: the receiver is one of its results
+	}
+	if _, tuple := r.code.info.TypeOf(call.Args[0]).(*types.Tuple); tuple || sig.Variadic() && len(call.Args) < sig.Params().Len()-1 {
+		return
+	}
+	recv := "(" + r.nodeText(call.Args[0]) + ")"
+	if tv := r.code.info.Types[call.Args[0]]; tv.Value != nil {
+		// T.M(2): the constant becomes a T first.
+		recv = r.ctx.typeText(sig.Params().At(0).Type(), r.subst) + recv
+	}
+	args := make([]string, len(call.Args)-1)
+	for i, a := range call.Args[1:] {
+		args[i] = r.nodeText(a)
+	}
+	dots := ""
+	if call.Ellipsis.IsValid() {
+		dots = "..."
+	}
+	r.replaceNode(call, recv+"."+n.Sel.Name+"("+strings.Join(args, ", ")+dots+")")
 }
 
 // needsPointer reports whether the method of sel, selected on a value that

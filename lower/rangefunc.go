@@ -98,7 +98,7 @@ func (r *rewriter) rangeFunc(n *ast.RangeStmt) {
 		start = r.off(l.Pos()) // every jump to the label was lowered
 	}
 	call := r.nodeText(n.X) + "(func(" + strings.Join(params, ", ") + ") bool {" + prologue
-	end := "return true\n})"
+	end := "; return true\n})" // "; ": the body may end on the brace's line
 	if len(decls) > 0 || len(loop.dispatch) > 0 {
 		call = "if true { " + strings.Join(append(decls, ""), "; ") + call
 		end += "; " + strings.Join(append(loop.dispatch, ""), "; ") + "}"

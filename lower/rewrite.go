@@ -246,13 +246,26 @@ func (r *rewriter) post(n ast.Node) {
 		case r.isRangeInt(n):
 			r.rangeInt(n)
 		default:
+			r.rangeArrayPtr(n)
 			r.loopVarRange(n)
 		}
 	case *ast.ForStmt:
 		r.loopVarFor(n)
+	case *ast.CommClause:
+		r.selectAssign(n)
+	case *ast.GenDecl:
+		r.constValues(n)
+	case *ast.TypeSwitchStmt:
+		r.typeSwitchInstance(n)
+	case *ast.UnaryExpr:
+		r.recvValue(n)
+	case *ast.BinaryExpr:
+		r.constShift(n)
+		r.boolToIface(n)
 	case *ast.CallExpr:
 		r.builtinCall(n)
 		r.printCall(n)
+		r.fatalCall(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:
@@ -260,6 +273,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.DeferStmt:
 		r.deferStmt(n)
 	case *ast.AssignStmt:
+		r.shiftAssign(n)
 		if n.Tok == token.DEFINE {
 			r.commaOK(n.Lhs, n.Rhs)
 		}

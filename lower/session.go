@@ -39,6 +39,7 @@ type Session struct {
 	emitted map[string]bool // helper and instance declarations the interpreter holds
 	src     *srcImporter
 	last    *lowered // result of the last Lower, for Commit
+	index   sessionIndex
 }
 
 // lowered is what Lower produced for one cell.
@@ -62,12 +63,14 @@ func (s *Session) Reset() {
 	s.emitted = map[string]bool{}
 	s.src = newSrcImporter(s.opts)
 	s.last = nil
+	s.index = newSessionIndex()
 }
 
 // Commit records that cell ran successfully: it becomes context for the
 // next cells, and the declarations its lowering added are known to exist.
 func (s *Session) Commit(cell string) {
 	if s.last != nil && s.last.src == cell && s.last.cell != nil {
+		s.index.add(len(s.cells), s.last.cell)
 		s.cells = append(s.cells, s.last.cell)
 		for _, n := range s.last.emitted {
 			s.emitted[n] = true
@@ -79,6 +82,7 @@ func (s *Session) Commit(cell string) {
 	if err != nil {
 		return // a cell that does not parse declares nothing we can use
 	}
+	s.index.add(len(s.cells), c)
 	s.cells = append(s.cells, c)
 }
 
@@ -137,24 +141,41 @@ type checked struct {
 	pkg         *types.Package
 	info        *types.Info
 	passthrough bool
+	fmtMethods  int  // declaresFmtMethods: 0 not computed, 1 yes, -1 no
+	sessionFmt  bool // a committed cell declares String or Error
 }
 
 // check type-checks the committed cells' declarations together with the
 // current cell. Later declarations of a name replace earlier ones, as at the
 // REPL. Only errors inside the current cell count.
 func (s *Session) check(c *cell) (*checked, error) {
-	all := append(append([]*cell(nil), s.cells...), c)
-	owner := map[string]int{} // declared name → last cell declaring it
+	all := append(s.relevant(c), c)
+	pos := make(map[*cell]int, len(all))
 	for i, x := range all {
-		for _, d := range x.decls {
+		pos[x] = i
+	}
+	// owner: declared name → position in all of the last cell declaring it
+	// in the whole session; -1 when that cell was left out (a declaration
+	// it replaced is dropped all the same).
+	owner := map[string]int{}
+	for _, x := range all[:len(all)-1] {
+		for _, d := range x.allDecls() {
 			for _, n := range declNames(d) {
-				owner[n] = i
+				if _, done := owner[n]; done {
+					continue
+				}
+				owner[n] = -1
+				if o, ok := s.index.owner[n]; ok {
+					if p, in := pos[s.cells[o]]; in {
+						owner[n] = p
+					}
+				}
 			}
 		}
-		for _, d := range x.hoisted {
-			for _, n := range declNames(d) {
-				owner[n] = i
-			}
+	}
+	for _, d := range c.allDecls() {
+		for _, n := range declNames(d) {
+			owner[n] = len(all) - 1
 		}
 	}
 	files := make([]*ast.File, 0, len(all))
@@ -204,7 +225,7 @@ func (s *Session) check(c *cell) (*checked, error) {
 		},
 	}
 	pkg, _ := conf.Check("main", s.fset, files, info)
-	chk := &checked{cur: c, cells: all, pkg: pkg, info: info}
+	chk := &checked{cur: c, cells: all, pkg: pkg, info: info, sessionFmt: s.index.fmtMethods}
 	for _, e := range errs {
 		if strings.Contains(e.Msg, "could not import") {
 			chk.passthrough = true

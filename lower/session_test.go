@@ -28,6 +28,14 @@ func TestLowerReportsTypeErrors(t *testing.T) {
 		{name: "decl-and-stmt-on-one-line", cell: "func f() int { return 1 }; x := f(); import \"fmt\"; fmt.Println(x, min(x, 2))"},
 		{name: "error-after-imports-on-one-line", cell: "import \"os\"; import \"fmt\"; fmt.Println(os.Args + 1)", want: "1:40: invalid operation: os.Args + 1 (mismatched types []string and untyped int)"},
 		{name: "unused-local-in-func", cell: "func f() { x := 1 }", want: "1:12: declared and not used: x"},
+		// The type-check sees only the cells a cell can depend on (depends.go):
+		// what it needs must still be there, and what was replaced must not.
+		{name: "dependency-chain", context: []string{"type B struct{ n int }", "type A struct{ b B }", "x := 1", "func mk() A { return A{B{x}} }"}, cell: "mk().b.n + 1"},
+		{name: "method-of-a-later-cell-implements", context: []string{"type I interface{ M() int }", "type T int", "y := 2", "func (T) M() int { return 1 }"}, cell: "var i I = T(3)\n_ = i"},
+		{name: "missing-method-reported", context: []string{"type I interface{ M() int; N() }", "type T int", "func (T) M() int { return 1 }"}, cell: "var i I = T(3)\n_ = i", want: "1:11: cannot use T(3) (constant 3 of int type T) as I value in variable declaration: T does not implement I (missing method N)"},
+		{name: "redefined-type-replaces", context: []string{"type P struct{ a int }", "func useP(p P) int { return p.a }", "type P struct{ b string }"}, cell: "P{b: \"s\"}.b"},
+		{name: "redefined-type-old-field-gone", context: []string{"type P struct{ a int }", "z := 0", "type P struct{ b string }"}, cell: "P{a: 1}", want: "1:3: unknown field a in struct literal of type P"},
+		{name: "embedded-through-var", context: []string{"type In struct{ v int }", "type Out struct{ In }", "o := Out{In{5}}"}, cell: "o.v"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,11 +25,19 @@ func needsFuncScope(st ast.Stmt, info *types.Info, pkg *types.Package) bool {
 	default:
 		return false
 	}
+	if definesInHeader(st) {
+		return true
+	}
 	found := false
 	ast.Inspect(st, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.CommClause:
+			// selectAssign turns `case x, ok = <-c` into a definition.
+			if as, ok := n.Comm.(*ast.AssignStmt); ok && as.Tok == token.ASSIGN && len(as.Lhs) >= 2 {
+				found = true
+			}
 		case *ast.AssignStmt:
 			if n.Tok == token.DEFINE && len(n.Lhs) >= 2 && len(n.Rhs) == 1 {
 				found = true
@@ -49,6 +57,33 @@ func needsFuncScope(st ast.Stmt, info *types.Info, pkg *types.Package) bool {
 		return !found
 	})
 	return found
+}
+
+// definesInHeader reports a statement whose header defines variables
+// (`for i := 0; ...`, `for k, v := range`, `if v := f(); ...`): at top
+// level yaegi v0.16.1 makes them globals of the session, so a later loop's
+// per-iteration copy `i := ʟv` assigned the old global and every closure
+// shared it.
+func definesInHeader(st ast.Stmt) bool {
+	isDefine := func(s ast.Stmt) bool {
+		as, ok := s.(*ast.AssignStmt)
+		return ok && as.Tok == token.DEFINE
+	}
+	switch st := st.(type) {
+	case *ast.ForStmt:
+		return isDefine(st.Init)
+	case *ast.RangeStmt:
+		return st.Tok == token.DEFINE
+	case *ast.IfStmt:
+		return isDefine(st.Init)
+	case *ast.SwitchStmt:
+		return isDefine(st.Init)
+	case *ast.TypeSwitchStmt:
+		return isDefine(st.Init) || isDefine(st.Assign)
+	case *ast.LabeledStmt:
+		return definesInHeader(st.Stmt)
+	}
+	return false
 }
 
 // commaOK works around yaegi failing on `v, ok := m[k]` (also x.(T) and

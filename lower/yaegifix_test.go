@@ -2,6 +2,7 @@ package lower
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
@@ -17,11 +18,15 @@ func runLowered(tb testing.TB, cell string) string {
 		tb.Fatalf("lower: %v", err)
 	}
 	var stdout bytes.Buffer
+	os.Setenv("YAEGI_SPECIAL_STDIO", "1") // the code's os.Stderr (println's) is Options.Stderr
 	i := interp.New(interp.Options{Stdout: &stdout, Stderr: &stdout})
 	if err := i.Use(stdlib.Symbols); err != nil {
 		tb.Fatal(err)
 	}
 	if err := i.Use(Symbols); err != nil {
+		tb.Fatal(err)
+	}
+	if err := i.Use(Runtime); err != nil {
 		tb.Fatal(err)
 	}
 	for _, piece := range Split(out) {

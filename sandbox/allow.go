@@ -17,6 +17,10 @@ var denied = []string{
 	"net/...", "crypto/tls", "log/syslog", "expvar",
 }
 
+// pure are packages under a denied tree that do no I/O by themselves:
+// allowed by default (the sandbox, not the allowlist, stops sockets).
+var pure = []string{"net/url", "net/netip"}
+
 // deniedSymbols are members of allowed packages that reach other
 // processes (Landlock blocks them in a worker, nothing would in-process)
 // or turn a number into a descriptor or a pointer: os.NewFile(3, "") would
@@ -57,6 +61,11 @@ func NewAllowlist(extra []string) Allowlist {
 func (a Allowlist) Allowed(path string) bool {
 	for _, p := range a.extra {
 		if matchPkg(p, path) {
+			return true
+		}
+	}
+	for _, p := range pure {
+		if p == path {
 			return true
 		}
 	}

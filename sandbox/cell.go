@@ -58,7 +58,7 @@ func splitCell(src string) ([]unit, error) {
 			end += len(last.tok.String())
 		}
 		start := file.Offset(cur[0].pos)
-		p := file.Position(cur[0].pos)
+		p := file.PositionFor(cur[0].pos, false) // //line directives do not move the unit
 		u := unit{text: src[start:end], start: start, end: end, line: p.Line, col: p.Column}
 		u.kind, u.imports = classify(cur[0].tok, func(i int) token.Token {
 			if i < len(cur) {

@@ -106,11 +106,11 @@ func NewInterp(opts Options) (*Interp, error) {
 		Args:   []string{"replhost"},
 		Env:    []string{"HOME=" + filepath.Join(opts.Dir, "files")},
 	})
-	exports := opts.Allow.Exports()
+	exports := withFlagSet(opts.Allow.Exports(), filter)
 	if opts.Dir != "" && opts.WorkDir == "" {
 		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
 	}
-	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), tupleExports}, opts.Use...) {
+	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), lower.Runtime, tupleExports}, opts.Use...) {
 		if err := yi.Use(e); err != nil {
 			return nil, fmt.Errorf("load symbols: %w", err)
 		}

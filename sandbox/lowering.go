@@ -18,7 +18,7 @@ import (
 // goes to yaegi as typed: the type-check costs milliseconds on a long
 // session, and the round trip of `1+2` must stay under one.
 var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
-	"{", "%T", "defer"}
+	"{", "%T", "defer", "print", "Fatal"}
 
 // needsLowering is the cheap syntactic test before the typed front end.
 func needsLowering(cell string, lowerAll bool) bool {

@@ -43,7 +43,7 @@ func (in *Interp) checkImports(units []unit) error {
 		for _, spec := range f.Imports {
 			path, _ := strconv.Unquote(spec.Path.Value)
 			if in.allow.Denied(path) {
-				p := fset.Position(spec.Path.Pos())
+				p := fset.PositionFor(spec.Path.Pos(), false)
 				return errorAt(p.Line-1, p.Column, "package "+path+" is not allowed in a session (the host's --allow-pkg adds packages)")
 			}
 		}

@@ -1,0 +1,155 @@
+package gotestdir
+
+import (
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	all     = flag.Bool("gotestdir.all", false, "run every case, not CI's part (every case whose name hashes to 0 mod 8)")
+	update  = flag.Bool("gotestdir.update", false, "rewrite the failures file with what this run saw")
+	jobs    = flag.Int("gotestdir.jobs", 3, "cases run at a time")
+	timeout = flag.Duration("gotestdir.timeout", 60*time.Second, "bound on one case")
+	only    = flag.String("gotestdir.run", "", "run only the cases whose name contains this")
+)
+
+// flakyCause starts the cause of a case whose outcome depends on how
+// goroutines are scheduled; it is kept in the list (with why) but either
+// outcome is accepted. Written by hand, never by -gotestdir.update.
+const flakyCause = "flaky"
+
+// FailuresFile lists every failing case of the whole corpus with its cause.
+func failuresFile() string { return "testdata/failures-" + runtime.Version() + ".txt" }
+
+// inCIPart reports whether name is in the fixed part CI runs: an eighth of
+// the corpus, chosen by the name's hash so it stays put as files come and go.
+func inCIPart(name string) bool {
+	sum := sha256.Sum256([]byte(name))
+	return sum[0]%8 == 0
+}
+
+// TestGoTestDir runs the Go distribution's `// run` programs through the
+// real replhost binary, each piped as `ssh host < file.go`, and compares
+// stdout and exit status with the compiled program's. It fails when the
+// set of failing cases or their causes differ from the committed list,
+// either way: a new failure, or a fix not recorded.
+func TestGoTestDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real programs through the real host")
+	}
+	cases, err := Select(goTestDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := LoadTruth(TruthFile("testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	known, err := LoadFailures(failuresFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run []Case
+	for _, c := range cases {
+		if truth.Stale(c) {
+			t.Fatalf("%s: no truth for its current source; run scripts/conformance truth", c.Name)
+		}
+		if !truth.Cases[c.Name].IsCase() {
+			continue
+		}
+		if (*all || inCIPart(c.Name)) && strings.Contains(c.Name, *only) {
+			run = append(run, c)
+		}
+	}
+	h := startHost(t)
+	got := map[string]Failure{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, *jobs)
+	for _, c := range run {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			o, err := h.script(c.Src, *timeout)
+			if err != nil {
+				o = Outcome{Stderr: "error: harness: " + err.Error(), Exit: -1}
+			}
+			f, ok := Judge(c.Name, truth.Cases[c.Name], o)
+			if !ok {
+				mu.Lock()
+				got[c.Name] = f
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+
+	var diffs []string
+	for _, c := range run {
+		g, failed := got[c.Name]
+		k, wasKnown := known[c.Name]
+		if wasKnown && strings.HasPrefix(k.Cause, flakyCause) {
+			continue // its outcome depends on goroutine scheduling: recorded, not asserted
+		}
+		switch {
+		case failed && !wasKnown:
+			diffs = append(diffs, fmt.Sprintf("new failure %s: %s: %s", c.Name, g.Cause, g.Detail))
+		case !failed && wasKnown:
+			diffs = append(diffs, fmt.Sprintf("now passes %s (was %s)", c.Name, k.Cause))
+		case failed && g.Cause != k.Cause:
+			diffs = append(diffs, fmt.Sprintf("other cause %s: %s; was %s (%s)", c.Name, g.Cause, k.Cause, g.Detail))
+		}
+	}
+	sort.Strings(diffs)
+	t.Logf("%d cases run, %d pass, %d fail", len(run), len(run)-len(got), len(got))
+	logCounts(t, got)
+	if *update {
+		merged := known
+		for _, c := range run { // the cases this run saw replace what was known of them
+			if strings.HasPrefix(merged[c.Name].Cause, flakyCause) {
+				continue
+			}
+			delete(merged, c.Name)
+			if f, ok := got[c.Name]; ok {
+				merged[c.Name] = f
+			}
+		}
+		total := 0
+		for _, c := range cases {
+			if truth.Cases[c.Name].IsCase() {
+				total++
+			}
+		}
+		header := fmt.Sprintf("# Failing cases of $(go env GOROOT)/test through replhost (%s, process mode, ssh host < file).\n"+
+			"# %d cases; %d fail. Regenerate: scripts/conformance update. NAME<TAB>CAUSE<TAB>DETAIL\n", runtime.Version(), total, len(merged))
+		if err := SaveFailures(failuresFile(), header, merged); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	if len(diffs) > 0 {
+		t.Log("if the change is intended, record it: scripts/conformance update")
+	}
+}
+
+func logCounts(t *testing.T, fs map[string]Failure) {
+	counts := Counts(fs)
+	causes := make([]string, 0, len(counts))
+	for c := range counts {
+		causes = append(causes, c)
+	}
+	sort.Slice(causes, func(i, j int) bool { return counts[causes[i]] > counts[causes[j]] })
+	for _, c := range causes {
+		t.Logf("  %4d %s", counts[c], c)
+	}
+}

@@ -1,0 +1,71 @@
+package lower
+
+import "strings"
+
+// RuntimeError is a run-time panic of interpreted code as Go raises it: a
+// runtime.Error, where yaegi v0.16.1 panics with reflect's message string.
+type RuntimeError struct{ msg string }
+
+func (e RuntimeError) Error() string { return "runtime error: " + e.msg }
+
+// RuntimeError marks the value as a runtime.Error.
+func (RuntimeError) RuntimeError() {}
+
+// reflectPanics map the messages of reflect's panics inside yaegi to the
+// run-time error Go raises for the same operation (without the index and
+// length, which the message does not carry).
+var reflectPanics = []struct{ prefix, msg string }{
+	{"reflect: slice index out of range", "index out of range"},
+	{"reflect: array index out of range", "index out of range"},
+	{"reflect: string index out of range", "index out of range"},
+	{"reflect.Value.Slice: slice index out of bounds", "slice bounds out of range"},
+	{"reflect.Value.Slice3: slice index out of bounds", "slice bounds out of range"},
+	{"reflect.Value.Slice: string slice index out of bounds", "slice bounds out of range"},
+	{"reflect: call of reflect.Value.", "invalid memory address or nil pointer dereference"}, // "... on zero Value"
+	{"reflect: Method on nil interface value", "invalid memory address or nil pointer dereference"},
+}
+
+// Recovered is what recover() gives interpreted code: v, unless it is one
+// of yaegi's reflect panics, which becomes the runtime.Error Go raises.
+// An exit is not recovered: os.Exit ends the program in Go.
+func Recovered(v any) any {
+	if isExitPanic(v) {
+		panic(v)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	for _, p := range reflectPanics {
+		if strings.HasPrefix(s, p.prefix) && (p.prefix != "reflect: call of reflect.Value." || strings.HasSuffix(s, "on zero Value")) {
+			return RuntimeError{p.msg}
+		}
+	}
+	return v
+}
+
+// Formatted is a value already formatted by its own String method, for fmt
+// to print where yaegi would hand it the value without its methods.
+type Formatted string
+
+func (f Formatted) String() string { return string(f) }
+
+// FormattedError is a value already formatted by its own Error method.
+type FormattedError string
+
+func (f FormattedError) Error() string { return string(f) }
+
+// Stringer returns s as a fmt.Stringer.
+func Stringer(s string) any { return Formatted(s) }
+
+// Errorer returns s as an error.
+func Errorer(s string) any { return FormattedError(s) }
+
+// ShiftCount is a signed shift count made unsigned, with Go's panic for a
+// negative one.
+func ShiftCount(n int64) uint64 {
+	if n < 0 {
+		panic(RuntimeError{"negative shift amount"})
+	}
+	return uint64(n)
+}
