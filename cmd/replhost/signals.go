@@ -88,6 +88,7 @@ func configReload(c *serveConfig, mgr *repl.Manager) reloadHook {
 		c.users.Store(&users)
 		mgr.SetSessionLimits(n.maxSessions, n.userMaxSessions())
 		c.maxStartups, c.perSourceMaxStartups, c.trustedUserCAKeys = n.maxStartups, n.perSourceMaxStartups, n.trustedUserCAKeys
+		c.perSourcePenalties = n.perSourcePenalties
 		return nil
 	}}
 }
