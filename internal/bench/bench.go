@@ -24,7 +24,7 @@ import (
 
 // Config is what a bench run measures and how much.
 type Config struct {
-	Replhost      string        // replhost binary; "" builds ./cmd/replhost of the module in the working directory
+	Replhost      string        // replhost binary; "" builds this module's cmd/replhost
 	Yaegi         string        // yaegi CLI; "" builds go.mod's version
 	Rows          []string      // rows to run (names in allRows); nil: all
 	Rounds        int           // A B rounds per row
@@ -69,7 +69,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
 	c := Config{Stdout: stdout, Log: stderr}
 	fs := flag.NewFlagSet("replbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.Replhost, "replhost", "", "replhost binary (default: go build ./cmd/replhost)")
+	fs.StringVar(&c.Replhost, "replhost", "", "replhost binary (default: go build of this module's cmd/replhost)")
 	fs.StringVar(&c.Yaegi, "yaegi", "", "yaegi CLI (default: go build github.com/traefik/yaegi/cmd/yaegi at go.mod's version)")
 	rows := fs.String("rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ","))
 	fs.IntVar(&c.Rounds, "rounds", 5, "A B rounds per row")
@@ -239,7 +239,7 @@ func (r *run) build() error {
 	if r.Replhost == "" {
 		r.Replhost = filepath.Join(r.dir, "replhost")
 		r.logf("building replhost")
-		if err := goBuild(r.Replhost, "./cmd/replhost"); err != nil {
+		if err := goBuild(r.Replhost, "github.com/replhost/replhost/cmd/replhost"); err != nil {
 			return err
 		}
 	}
