@@ -183,6 +183,13 @@ func Run(c Config) (err error) {
 		}
 		defer os.RemoveAll(r.dir)
 	}
+	for _, p := range []*string{&r.Replhost, &r.Yaegi} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return err
+			}
+		}
+	}
 	if err := r.build(); err != nil {
 		return err
 	}
