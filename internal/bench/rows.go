@@ -69,11 +69,13 @@ func rowRoundTrip(r *run) error {
 		terms[t] = tm
 	}
 	rt, cpu, data, wire := perSide[samples]{}, perSide[float64]{}, perSide[float64]{}, perSide[float64]{}
+	rootCPU := perSide[float64]{} // the server's first process alone: replhost's host, the anchor's listening sshd
 	n := 0
 	for i := 0; i < r.Rounds; i++ {
 		for _, t := range r.order(i) {
 			tm := terms[t]
 			c0, d0, w0 := treeCPU(t.pid()), tm.got, tm.c.raw.read.Load()
+			root0, _ := readStat(t.pid())
 			for j := 0; j < r.Cells; j++ {
 				line, want := cell20(i*r.Cells + j)
 				start := time.Now()
@@ -83,6 +85,8 @@ func rowRoundTrip(r *run) error {
 				rt[t] = append(rt[t], time.Since(start))
 			}
 			cpu[t] += float64(treeCPU(t.pid()) - c0)
+			root1, _ := readStat(t.pid())
+			rootCPU[t] += float64(root1.cpu - root0.cpu)
 			data[t] += float64(tm.got - d0)
 			wire[t] += float64(tm.c.raw.read.Load() - w0)
 		}
@@ -92,13 +96,15 @@ func rowRoundTrip(r *run) error {
 	for t, s := range rt {
 		med[t] = float64(s.median())
 		cpu[t] /= float64(n)
+		rootCPU[t] /= float64(n)
 		data[t] /= float64(n)
 		wire[t] /= float64(n)
 	}
 	r.add("eval round trip, open PTY session", rt[r.ours].medP99(), rt[r.anch].medP99(), ratio(med[r.ours], med[r.anch]),
 		fmt.Sprintf("%d cells per side, `x+10000000+100000000` typed as one write", len(rt[r.ours])))
 	r.pair("server CPU per cell", cpu, func(v float64) string { return ms(time.Duration(v)) },
-		"utime+stime of the server's process tree (/proc), 10 ms ticks")
+		fmt.Sprintf("utime+stime of the server's process tree (/proc), 10 ms ticks; replhost's host process %s of it, its worker the rest",
+			ms(time.Duration(rootCPU[r.ours]))))
 	r.pair("bytes sent per 20-character cell", data, func(v float64) string { return fmt.Sprintf("%.0f", v) },
 		fmt.Sprintf("channel data; on the wire (SSH framing, MACs): %.0f / %.0f", wire[r.ours], wire[r.anch]))
 	return nil
