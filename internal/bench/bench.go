@@ -40,6 +40,7 @@ type Config struct {
 	Soak          time.Duration // soak mode: how long (0: off)
 	NoAnchor      bool          // replhost only
 	Dir           string        // working directory; "" a temporary one, removed
+	Benchmarks    string        // a BENCHMARKS.md whose generated section gets the report; "" none
 	ServeArgs     []string      // extra `replhost serve` flags
 	Stdout        io.Writer
 	Log           io.Writer // progress lines
@@ -85,6 +86,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.DurationVar(&c.Soak, "soak", 0, "soak mode: churn sessions this long, then check goroutines, descriptors and workers are back at baseline")
 	fs.BoolVar(&c.NoAnchor, "no-anchor", false, "measure replhost only")
 	fs.StringVar(&c.Dir, "dir", "", "working directory (default: a temporary one, removed at the end)")
+	fs.StringVar(&c.Benchmarks, "benchmarks", "", "also write the report into this file (BENCHMARKS.md) between its "+beginMark+" and "+endMark+" lines")
 	quick := fs.Bool("quick", false, "a tiny pass (a few cells, 3 sessions, 1 MiB): checks the bench works, not its figures")
 	serve := fs.String("serve-args", "", "extra flags for replhost serve, space-separated")
 	if err := fs.Parse(args); err != nil {
@@ -167,8 +169,22 @@ func (r *run) order(i int) []*target {
 	return s
 }
 
-// Run starts both servers, measures, and writes the report to c.Stdout.
+// Run starts both servers, measures, and writes the report to c.Stdout
+// (and into c.Benchmarks).
 func Run(c Config) (err error) {
+	if c.Benchmarks != "" {
+		path := c.Benchmarks
+		var report strings.Builder
+		out := c.Stdout
+		if out == nil {
+			out = io.Discard
+		}
+		c.Stdout, c.Benchmarks = io.MultiWriter(out, &report), ""
+		if err := Run(c); err != nil {
+			return err
+		}
+		return replaceSection(path, report.String())
+	}
 	r := &run{Config: c}
 	if r.Rows == nil {
 		r.Rows = allRows
@@ -284,4 +300,25 @@ func machine() string {
 	return fmt.Sprintf("%s, %d cores (%s), Linux %s, %s, %s; load average at the start: %s",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), model,
 		strings.TrimSpace(string(kernel)), runtime.Version(), strings.TrimSpace(strings.SplitN(string(ssh), ",", 2)[0]), loadAvg())
+}
+
+// The generated section of BENCHMARKS.md lies between these lines.
+const (
+	beginMark = "<!-- replbench: begin -->"
+	endMark   = "<!-- replbench: end -->"
+)
+
+// replaceSection puts report between path's markers, keeping the rest.
+func replaceSection(path, report string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(b)
+	i, j := strings.Index(text, beginMark), strings.Index(text, endMark)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s ... %s lines to write the report between", path, beginMark, endMark)
+	}
+	text = text[:i+len(beginMark)] + "\n" + report + "\n" + text[j:]
+	return os.WriteFile(path, []byte(text), 0o644)
 }

@@ -115,3 +115,23 @@ func lineWith(text, prefix string) string {
 	}
 	return ""
 }
+
+func TestReplaceSection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	os.WriteFile(path, []byte("# title\n\n"+beginMark+"\nold table\n"+endMark+"\n\n## kept\n"), 0o644)
+	if err := replaceSection(path, "new table\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	want := "# title\n\n" + beginMark + "\nnew table\n\n" + endMark + "\n\n## kept\n"
+	if string(got) != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	os.WriteFile(path, []byte("no markers\n"), 0o644)
+	if err := replaceSection(path, "x"); err == nil || !strings.Contains(err.Error(), "no "+beginMark) {
+		t.Errorf("without markers: got %v; want an error naming them", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "no markers\n" {
+		t.Errorf("file changed to %q", got)
+	}
+}
