@@ -43,13 +43,13 @@ func (r *run) loadMode() error {
 				ms(res.serverCPU / time.Duration(max(1, res.cells))), mib(float64(res.pss)), mib(float64(res.availDrop))})
 		}
 	}
-	fmt.Fprintf(r.Stdout, "Load: N sessions at once, each typing one cell a second (`c++; c`, checked against a counter only that session knows), for %s after all logged in.\n\n", r.LoadDuration)
+	fmt.Fprintf(r.Stdout, "Load: N sessions at once (logged in 8 at a time), each typing one cell a second (`c++; c`, checked against a counter only that session knows), for %s after all logged in.\n\n", r.LoadDuration)
 	table(r.Stdout, []string{"sessions", "server", "logged in", "cells", "p50", "p99", "max", "errors", "mixed-up state",
 		"host CPU", "server CPU per cell", "server PSS", "MemAvailable drop"}, rows)
 	return nil
 }
 
-// hold logs n sessions in (16 at a time), then has each evaluate a cell
+// hold logs n sessions in (8 at a time), then has each evaluate a cell
 // every period for d, and logs them out. Each session starts its counter
 // at a secret of its own and checks every value it is shown.
 func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
@@ -154,8 +154,11 @@ func (r *run) soakMode() error {
 		g, err := t.metricsValue("go_goroutines")
 		return gauge{int(g), fds(t.pid()), len(tree(t.pid())) - 1}, err
 	}
+	// Logins in flight stay under both servers' admission limits
+	// (MaxStartups 10:30:100; replhost's per-source cap of 8).
+	logins := make(chan struct{}, 8)
 	// Warm up: one session in and out, so that lazily started parts count in the baseline.
-	if err := r.churnOnce(t, 5); err != nil {
+	if err := r.churnOnce(t, 5, logins); err != nil {
 		return err
 	}
 	base, err := measure()
@@ -190,7 +193,7 @@ func (r *run) soakMode() error {
 		go func() {
 			defer wg.Done()
 			for time.Since(start) < r.Soak {
-				if err := r.churnOnce(t, 5); err != nil {
+				if err := r.churnOnce(t, 5, logins); err != nil {
 					errs.Add(1)
 					firstErr.CompareAndSwap(nil, &err)
 					continue
@@ -236,10 +239,12 @@ func (r *run) soakMode() error {
 	return nil
 }
 
-// churnOnce logs in, evaluates cells checked against a secret counter, and
-// quits.
-func (r *run) churnOnce(t *target, cells int) error {
+// churnOnce logs in (holding a slot of logins meanwhile), evaluates cells
+// checked against a secret counter, and quits.
+func (r *run) churnOnce(t *target, cells int, logins chan struct{}) error {
+	logins <- struct{}{}
 	tm, err := t.openTerm(waitLogin)
+	<-logins
 	if err != nil {
 		return err
 	}
