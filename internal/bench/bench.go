@@ -262,7 +262,9 @@ func (r *run) build() error {
 	if r.Replhost == "" {
 		r.Replhost = filepath.Join(r.dir, "replhost")
 		r.logf("building replhost")
-		if err := goBuild(r.Replhost, "github.com/replhost/replhost/cmd/replhost"); err != nil {
+		// As the Dockerfile builds it: without cgo, go-landlock's psx
+		// is the runtime's AllThreadsSyscall, not libpsx's signal-and-spin.
+		if err := goBuild(r.Replhost, "github.com/replhost/replhost/cmd/replhost", "CGO_ENABLED=0"); err != nil {
 			return err
 		}
 	}
@@ -276,8 +278,9 @@ func (r *run) build() error {
 	return nil
 }
 
-func goBuild(out, pkg string) error {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+func goBuild(out, pkg string, env ...string) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s (run the bench from the replhost module): %v\n%s", pkg, err, b)
 	}

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		"replhost":  "github.com/replhost/replhost/cmd/replhost",
 		"yaegi":     "github.com/traefik/yaegi/cmd/yaegi",
 	} {
-		if err := goBuild(filepath.Join(dir, name), pkg); err != nil {
+		if err := goBuild(filepath.Join(dir, name), pkg, "CGO_ENABLED=0"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.RemoveAll(dir)
 			os.Exit(1)
