@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -344,7 +343,7 @@ func rowLogins(r *run) error {
 	return nil
 }
 
-// sessionUUID makes a detached replhost session with exec `new`.
+// newSession makes a detached replhost session with exec `new`.
 func (r *run) newSession() (string, error) {
 	c, err := r.ours.dial(waitLogin)
 	if err != nil {
@@ -354,5 +353,3 @@ func (r *run) newSession() (string, error) {
 	out, err := c.exec("new", nil, waitLogin)
 	return strings.TrimSpace(out), err
 }
-
-func removeQuietly(path string) { os.Remove(path) }
