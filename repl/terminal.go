@@ -128,8 +128,8 @@ func (it *interaction) closeReadline(pw *io.PipeWriter) {
 func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
 	return &readline.Config{
 		Prompt:                 Prompt,
-		Stdin:                  in,
-		Stdout:                 it.out,
+		Stdin:                  countingInput{in, it.out, new(escState)},
+		Stdout:                 repaints{it.out},
 		Stderr:                 it.out,
 		HistoryFile:            it.t.History,
 		HistoryLimit:           1000,
@@ -142,6 +142,10 @@ func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
 		FuncExitRaw:        func() error { return nil },
 		FuncGetWidth:       func() int { return int(it.width.Load()) },
 		FuncOnWidthChanged: func(f func()) { it.onWide.Store(&f) },
+		FuncFilterInputRune: func(r rune) (rune, bool) {
+			it.out.tookRune()
+			return r, true
+		},
 	}
 }
 
@@ -188,6 +192,7 @@ func (it *interaction) loop() int {
 			it.rl.SetPrompt(ContPrompt)
 		}
 		line, err := it.rl.Readline()
+		it.out.flushHeld() // readline's last repaints of the line
 		if errors.Is(err, io.EOF) {
 			it.sawEOF = true
 		}

@@ -148,3 +148,16 @@ func hasWord(list, word, sep string) bool {
 	}
 	return false
 }
+
+// gcPercent is a worker's GOGC for a memory cap: an interpreter's live heap
+// is a few MiB and yaegi allocates heavily per cell, so at Go's default of
+// 100 the worker spent 31-48 % of its CPU collecting. The memory limit
+// (90 % of the cap) bounds the heap whatever GOGC says; 400 lets a 4 MiB
+// live heap grow to 20 MiB between collections. Caps under 64 MiB keep the
+// default, so that a small cap is not reached by garbage.
+func gcPercent(memory int64) int {
+	if memory < 64<<20 {
+		return 100
+	}
+	return 400
+}

@@ -141,6 +141,7 @@ func (ws *workerSide) init(p []byte) error {
 		// recursion ends with "goroutine stack exceeds" before the cap,
 		// not with the cap (the default limit is 1 GB).
 		debug.SetMemoryLimit(m.Memory / 10 * 9)
+		debug.SetGCPercent(gcPercent(m.Memory))
 		debug.SetMaxStack(int(min(m.Memory/8, 1<<30)))
 	}
 	dir, files, err := confineWorker(m)

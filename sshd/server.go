@@ -113,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 		PublicKeyHandler: s.offer,
 		ConnCallback:     s.onConnect,
 		ServerConfigCallback: func(ctx ssh.Context) *gossh.ServerConfig {
-			return &gossh.ServerConfig{MaxAuthTries: cfg.MaxAuthTries,
+			return &gossh.ServerConfig{MaxAuthTries: cfg.MaxAuthTries, Config: gossh.Config{Ciphers: serverCiphers},
 				VerifiedPublicKeyCallback: s.verified(ctx), AuthLogCallback: s.authLog(ctx)}
 		},
 		ConnectionFailedCallback: s.handshakeFailed,
@@ -130,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 
 // Serve accepts connections on l until Shutdown or Close.
 func (s *Server) Serve(l net.Listener) error {
-	err := s.srv.Serve(l)
+	err := s.srv.Serve(quickAckListener{l})
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}

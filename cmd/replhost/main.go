@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/replhost/replhost/internal/bench"
 	"github.com/replhost/replhost/sandbox"
 )
 
@@ -46,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "worker":
 		// Hidden: the host starts itself again as each session's worker.
 		return sandbox.WorkerMain()
+	case "bench":
+		return bench.Main(args, stdout, stderr)
 	case "help":
 		return helpCmd(args, stdout, stderr)
 	default:
@@ -75,6 +78,7 @@ const usage = `usage:
   replhost sessions --all                       list every session of the running host
   replhost kill UUID                            kill a session of the running host
   replhost version                              print the version and commit
+  replhost bench [flags]                        measure beside OpenSSH sshd + the yaegi CLI (docs/bench.md)
 each takes --root DIR (default ./replhost-root, or $REPLHOST_ROOT) and --help;
 flags may come before or after the arguments
 `

@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bins holds replbench, replhost and the yaegi CLI, built once in TestMain.
+var bins string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "replbench-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for name, pkg := range map[string]string{
+		"replbench": "github.com/replhost/replhost/cmd/replbench",
+		"replhost":  "github.com/replhost/replhost/cmd/replhost",
+		"yaegi":     "github.com/traefik/yaegi/cmd/yaegi",
+	} {
+		if err := goBuild(filepath.Join(dir, name), pkg, "CGO_ENABLED=0"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	bins = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// replbench is the bench command with the binaries built once.
+func replbench(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(bins, "replbench")
+}
+
+// anchorArgs compares with OpenSSH's sshd where it is installed; the test
+// does not install it.
+func anchorArgs(t *testing.T) []string {
+	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
+		t.Log("no /usr/sbin/sshd: replhost only")
+		return []string{"--no-anchor"}
+	}
+	return nil
+}
+
+func runBench(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	args = append([]string{"--replhost", filepath.Join(bins, "replhost"), "--yaegi", filepath.Join(bins, "yaegi")}, args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("replbench %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+// TestQuickTable runs a tiny pass of every row through the real binaries
+// (replbench building replhost and the yaegi CLI, both servers started by
+// it) and checks the table has each row with a figure; not the figures.
+func TestQuickTable(t *testing.T) {
+	for _, tool := range []string{"ssh", "sftp", "scp", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no OpenSSH client (%s): %v", tool, err)
+		}
+	}
+	out := runBench(t, replbench(t), append([]string{"--quick"}, anchorArgs(t)...)...)
+	for _, metric := range []string{
+		"eval round trip, open PTY session", "server CPU per cell", "bytes sent per 20-character cell",
+		"cells through the front end, round trip", "memory growth per cell",
+		"connect, one-line script, exit (OpenSSH ssh)", "same, Go client",
+		"upload 1 MiB, sftp", "upload 1 MiB, scp", "idle PSS per session (3)",
+		"logins/s", "login to first prompt", "UDF records/s, up-native-func", "UDF records/s, up-interpreted",
+		"host start after SIGKILL", "restore: attach after the restart",
+	} {
+		line := lineWith(out, "| "+metric)
+		if line == "" {
+			t.Errorf("no row %q in:\n%s", metric, out)
+			continue
+		}
+		if cells := strings.Split(line, "|"); len(cells) < 3 || strings.TrimSpace(cells[2]) == "" || strings.Contains(cells[2], "n/a") {
+			t.Errorf("row %q has no figure for replhost: %s", metric, line)
+		}
+	}
+}
+
+// TestQuickLoadAndSoak holds 3 sessions at a cell a second, then churns
+// sessions briefly, and checks no cell failed or saw another's state and
+// that the host came back to its baseline.
+func TestQuickLoadAndSoak(t *testing.T) {
+	out := runBench(t, replbench(t), append([]string{"--quick", "--load", "3", "--load-duration", "2s", "--soak", "2s"}, anchorArgs(t)...)...)
+	row := lineWith(out, "| 3 | replhost |")
+	if f := strings.Split(row, "|"); len(f) < 11 || strings.TrimSpace(f[3]) != "3/3" || strings.TrimSpace(f[8]) != "0" || strings.TrimSpace(f[9]) != "0" {
+		t.Errorf("load row: got %q; want 3/3 logged in, 0 errors, 0 mixed-up\n%s", row, out)
+	}
+	if !strings.Contains(out, "0 errors; back at baseline") {
+		t.Errorf("soak did not come back to baseline without errors:\n%s", out)
+	}
+}
+
+func lineWith(text, prefix string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestReplaceSection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	os.WriteFile(path, []byte("# title\n\n"+beginMark+"\nold table\n"+endMark+"\n\n## kept\n"), 0o644)
+	if err := replaceSection(path, "new table\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	want := "# title\n\n" + beginMark + "\nnew table\n\n" + endMark + "\n\n## kept\n"
+	if string(got) != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	os.WriteFile(path, []byte("no markers\n"), 0o644)
+	if err := replaceSection(path, "x"); err == nil || !strings.Contains(err.Error(), "no "+beginMark) {
+		t.Errorf("without markers: got %v; want an error naming them", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "no markers\n" {
+		t.Errorf("file changed to %q", got)
+	}
+}
