@@ -146,3 +146,36 @@ func kindOf(piece string) string {
 	}
 	return "decl"
 }
+
+// LoadKnownFailures reads a list of NAME<TAB>WHY lines (# starts a comment
+// line): the cases of a suite known to fail, which a test asserts exactly.
+func LoadKnownFailures(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, why, _ := strings.Cut(line, "\t")
+		known[name] = why
+	}
+	return known, nil
+}
+
+// CheckKnown compares results with the known failures: a case that fails
+// and is not listed, and one listed that now passes, are both reported.
+func CheckKnown(results []Result, known map[string]string) (problems []string) {
+	for _, r := range results {
+		_, wasKnown := known[r.Case.Name]
+		switch {
+		case !r.Pass() && !wasKnown:
+			problems = append(problems, fmt.Sprintf("new failure %s: %s", r.Case.Name, r.Reason()))
+		case r.Pass() && wasKnown:
+			problems = append(problems, fmt.Sprintf("now passes %s: remove it from the known failures", r.Case.Name))
+		}
+	}
+	return problems
+}
