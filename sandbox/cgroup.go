@@ -3,10 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,46 +25,55 @@ type limits struct {
 	threads int64 // tasks (threads) in the pids controller
 }
 
-// cgroup is one worker's place in the memory, pids and cpu controllers,
+// cgroup is one worker's cgroup in the memory, pids and cpu controllers,
 // cgroup v1 or v2 alike (through containerd/cgroups). Every host process
 // has a tree of its own below its own cgroup, so workers stay inside
 // whatever limits the host runs under and two hosts (or a host and the
 // tests) never touch each other's:
 //
-//	v1: <host's cgroup>/replhost-<host pid>/w-<worker pid>   memory, pids
-//	    <host's cgroup>/replhost-<host pid>/<group>          cpu
-//	v2: <host's cgroup>/replhost-<host pid>/<group>/w-<worker pid>
+//	<host's cgroup>/replhost-<host pid>/w-<worker pid>
 //
-// A group is a user's sessions, or the pool's idle workers: the CPU is
-// shared equally between groups first, so one user's six hogs get one
-// user's share, not six. On v1 moving a worker to its user's group at
-// login is one write, its memory and pids cgroup made while it was idle.
+// made when the worker starts (idle, in the pool), its limits set when it
+// gets its session: writes to files of its own, no move of the process
+// (which takes the kernel's cgroup-wide lock and an RCU grace period, ms
+// on a loaded machine). The CPU is shared equally between groups (a
+// user's sessions; the pool's idle workers): the workers of a group split
+// the group's weight, so one user's six hogs get one user's share, not six.
 type cgroup interface {
-	// regroup moves the worker to group under new limits.
-	regroup(base, group string, l limits) error
+	// setLimits sets the memory and thread caps.
+	setLimits(l limits) error
+	// setWeight sets the CPU weight, a part of groupWeight.
+	setWeight(w uint64) error
 	// oomKilled reports whether the kernel killed a task of the cgroup at
 	// its memory cap.
 	oomKilled() bool
 	// threadCapHit reports whether the pids controller refused a task.
 	threadCapHit() bool
-	// remove deletes the worker's cgroup; it fails while a task is in it.
+	// remove deletes the cgroup; it fails while a task is in it.
 	remove() error
-	group() string
-	path() string // the worker's cgroup below the host's own
+	path() string // below the host's own cgroup
 }
+
+// groupWeight is the CPU weight of each group, split between its workers:
+// in cgroup v1 cpu.shares (1024 is one task's), in v2 cpu.weight (100),
+// scaled. 1,200 divides evenly by every session count up to 16 (the
+// default per-user cap) but 7 and 9 to 11.
+const groupWeight = 1200
 
 // cgroupTree makes and removes this host's worker cgroups. It is safe for
 // concurrent use.
 type cgroupTree struct {
 	base string // replhost-<pid>, below the host's own cgroup
 
-	mu     sync.Mutex     // serializes making and removing groups; guards groups
-	groups map[string]int // workers per group
+	mu     sync.Mutex                   // serializes changes of the tree; guards groups
+	groups map[string]map[cgroup]string // group → its workers' cgroups
+	of     map[cgroup]string            // a worker's group
 }
 
 var hostCgroups = &cgroupTree{
 	base:   "replhost-" + strconv.Itoa(os.Getpid()),
-	groups: make(map[string]int),
+	groups: make(map[string]map[cgroup]string),
+	of:     make(map[cgroup]string),
 }
 
 var cgroupAvailable struct {
@@ -101,45 +108,72 @@ func (t *cgroupTree) newCgroup(group string, pid int, l limits) (cgroup, error) 
 	if err := cgroupsAvailable(); err != nil {
 		return nil, err
 	}
-	group = cgroupName(group)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.groups[group]++
+	rel := filepath.Join(t.base, workerCgroupName(pid))
 	var cg cgroup
 	var err error
 	if cgroups.Mode() == cgroups.Unified {
-		cg, err = newV2(t.base, group, pid, l)
+		cg, err = newV2(rel, pid, l)
 	} else {
-		cg, err = newV1(t.base, group, pid, l)
+		cg, err = newV1(rel, pid, l)
 	}
 	if err != nil {
-		t.groups[group]--
-		t.removeEmptyLocked(group)
+		if len(t.of) == 0 {
+			removeCgroupDirs(t.base)
+		}
 		return nil, fmt.Errorf("worker cgroup: %w", err)
 	}
+	t.joinLocked(cg, group)
 	return cg, nil
 }
 
-// regroup moves a worker's cgroup to group under new limits.
+// regroup gives a worker's cgroup new limits and moves it to group.
 func (t *cgroupTree) regroup(cg cgroup, group string, l limits) error {
-	group = cgroupName(group)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	old := cg.group()
-	t.groups[group]++
-	if err := cg.regroup(t.base, group, l); err != nil {
-		t.groups[group]--
-		t.removeEmptyLocked(group)
+	if err := cg.setLimits(l); err != nil {
 		return fmt.Errorf("worker cgroup: %w", err)
 	}
-	t.groups[old]--
-	t.removeEmptyLocked(old)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.leaveLocked(cg)
+	t.joinLocked(cg, group)
 	return nil
 }
 
+func (t *cgroupTree) joinLocked(cg cgroup, group string) {
+	if t.groups[group] == nil {
+		t.groups[group] = make(map[cgroup]string)
+	}
+	t.groups[group][cg] = group
+	t.of[cg] = group
+	t.balanceLocked(group)
+}
+
+func (t *cgroupTree) leaveLocked(cg cgroup) {
+	group, ok := t.of[cg]
+	if !ok {
+		return
+	}
+	delete(t.of, cg)
+	delete(t.groups[group], cg)
+	if len(t.groups[group]) == 0 {
+		delete(t.groups, group)
+		return
+	}
+	t.balanceLocked(group)
+}
+
+// balanceLocked splits the group's CPU weight between its workers.
+func (t *cgroupTree) balanceLocked(group string) {
+	members := t.groups[group]
+	for cg := range members {
+		cg.setWeight(max(groupWeight/uint64(len(members)), 1)) // a failed write leaves the old share
+	}
+}
+
 // release removes a worker's cgroup, once its process has been reaped, and
-// its group's and this host's once empty, so that the host leaves its own
-// cgroup as it found it.
+// this host's tree once empty, so that the host leaves its own cgroup as it
+// found it.
 func (t *cgroupTree) release(cg cgroup) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -151,36 +185,14 @@ func (t *cgroupTree) release(cg cgroup) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.groups[cg.group()]--
-	t.removeEmptyLocked(cg.group())
-}
-
-func (t *cgroupTree) removeEmptyLocked(group string) {
-	if t.groups[group] > 0 {
-		return
-	}
-	delete(t.groups, group)
-	removeCgroupDirs(filepath.Join(t.base, group))
-	if len(t.groups) == 0 {
+	t.leaveLocked(cg)
+	if len(t.of) == 0 {
 		removeCgroupDirs(t.base)
 	}
 }
 
 // workerCgroupName names a worker's own cgroup.
 func workerCgroupName(pid int) string { return "w-" + strconv.Itoa(pid) }
-
-var cgroupNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// cgroupName makes s one safe path element: as is when it is one, else a
-// hash of it.
-func cgroupName(s string) string {
-	if cgroupNameRE.MatchString(s) {
-		return s
-	}
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return "x" + strconv.FormatUint(h.Sum64(), 16)
-}
 
 // sweepCgroupTrees removes the trees replhost-<pid> of host processes that
 // are gone, in every controller we use. A live pid's tree is left alone (a

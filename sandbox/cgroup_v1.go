@@ -89,32 +89,14 @@ func v1OwnDirs() map[cgroup1.Name]string {
 	return v1.dirs
 }
 
-// v1Worker and v1Group are the controllers of a worker's own cgroup and of
-// its group's.
-var (
-	v1Worker = []cgroup1.Name{cgroup1.Memory, cgroup1.Pids}
-	v1Group  = []cgroup1.Name{cgroup1.Cpu}
-)
-
-func v1Only(names []cgroup1.Name) cgroup1.Hierarchy {
-	return func() ([]cgroup1.Subsystem, error) {
-		subs, err := v1Hierarchy()
-		var ours []cgroup1.Subsystem
-		for _, s := range subs {
-			if slices.Contains(names, s.Name()) {
-				ours = append(ours, s)
-			}
-		}
-		return ours, err
-	}
+func v1Only() cgroup1.Hierarchy {
+	return func() ([]cgroup1.Subsystem, error) { return v1Hierarchy() }
 }
 
 type v1Cgroup struct {
-	pid  int
-	cg   cgroup1.Cgroup // memory, pids
+	cg   cgroup1.Cgroup
 	rel  string
-	grp  string
-	dirs map[cgroup1.Name]string // the worker's cgroup and its group's, by controller
+	dirs map[cgroup1.Name]string // the worker's cgroup, by controller
 }
 
 func v1Resources(l limits) *specs.LinuxResources {
@@ -128,45 +110,23 @@ func v1Resources(l limits) *specs.LinuxResources {
 	return res
 }
 
-func newV1(base, group string, pid int, l limits) (cgroup, error) {
-	rel := filepath.Join(base, workerCgroupName(pid))
-	cg, err := cgroup1.New(v1Path(rel), v1Resources(l), cgroup1.WithHierarchy(v1Only(v1Worker)))
+func newV1(rel string, pid int, l limits) (cgroup, error) {
+	cg, err := cgroup1.New(v1Path(rel), v1Resources(l), cgroup1.WithHierarchy(v1Only()))
 	if err != nil {
 		return nil, err
 	}
-	c := &v1Cgroup{pid: pid, cg: cg, rel: rel, dirs: make(map[cgroup1.Name]string)}
-	for _, n := range v1Worker {
-		c.dirs[n] = filepath.Join(v1OwnDirs()[n], rel)
+	c := &v1Cgroup{cg: cg, rel: rel, dirs: make(map[cgroup1.Name]string)}
+	for n, d := range v1OwnDirs() {
+		c.dirs[n] = filepath.Join(d, rel)
 	}
 	if err := cg.Add(cgroup1.Process{Pid: pid}); err != nil {
 		cg.Delete()
 		return nil, err
 	}
-	if err := c.join(base, group); err != nil {
-		c.remove()
-		return nil, err
-	}
 	return c, nil
 }
 
-// join puts the worker in its group's cpu cgroup, made if need be.
-func (c *v1Cgroup) join(base, group string) error {
-	shares := uint64(1024)
-	g, err := cgroup1.New(v1Path(filepath.Join(base, group)), &specs.LinuxResources{CPU: &specs.LinuxCPU{Shares: &shares}}, cgroup1.WithHierarchy(v1Only(v1Group)))
-	if err != nil {
-		return err
-	}
-	if err := g.Add(cgroup1.Process{Pid: c.pid}); err != nil {
-		return err
-	}
-	c.grp = group
-	for _, n := range v1Group {
-		c.dirs[n] = filepath.Join(v1OwnDirs()[n], base, group)
-	}
-	return nil
-}
-
-func (c *v1Cgroup) regroup(base, group string, l limits) error {
+func (c *v1Cgroup) setLimits(l limits) error {
 	res := v1Resources(l)
 	if res.Memory.Swap != nil {
 		// memory.memsw.limit_in_bytes may never be below
@@ -176,15 +136,17 @@ func (c *v1Cgroup) regroup(base, group string, l limits) error {
 			return err
 		}
 	}
-	if err := c.cg.Update(res); err != nil {
-		return err
-	}
-	return c.join(base, group)
+	return c.cg.Update(res)
+}
+
+// setWeight sets cpu.shares, in units of groupWeight/1024.
+func (c *v1Cgroup) setWeight(w uint64) error {
+	shares := max(w*1024/groupWeight, 2)
+	return c.cg.Update(&specs.LinuxResources{CPU: &specs.LinuxCPU{Shares: &shares}})
 }
 
 func (c *v1Cgroup) remove() error { return c.cg.Delete() }
 func (c *v1Cgroup) path() string  { return c.rel }
-func (c *v1Cgroup) group() string { return c.grp }
 
 func (c *v1Cgroup) oomKilled() bool {
 	n, _ := flatKeyed(filepath.Join(c.dirs[cgroup1.Memory], "memory.oom_control"), "oom_kill")

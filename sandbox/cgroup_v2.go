@@ -73,48 +73,43 @@ func v2Resources(l limits, swapAccounted bool) *cgroup2.Resources {
 }
 
 type v2Cgroup struct {
-	pid int
 	m   *cgroup2.Manager
 	rel string
-	grp string
 	dir string
 }
 
-func newV2(base, group string, pid int, l limits) (cgroup, error) {
-	c := &v2Cgroup{pid: pid}
-	if err := c.regroup(base, group, l); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// regroup makes the worker's cgroup in group and moves it there: cgroup v2
-// has one tree for all controllers, so the group is a parent.
-func (c *v2Cgroup) regroup(base, group string, l limits) error {
+func newV2(rel string, pid int, l limits) (cgroup, error) {
 	own, err := v2OwnDir()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rel := filepath.Join(base, group, workerCgroupName(c.pid))
 	_, err = os.Stat(filepath.Join(own, "memory.swap.max"))
 	m, err := cgroup2.NewManager(v2Mount, filepath.Join(v2.group, rel), v2Resources(l, err == nil))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := m.AddProc(uint64(c.pid)); err != nil {
+	if err := m.AddProc(uint64(pid)); err != nil {
 		m.Delete()
-		return err
+		return nil, err
 	}
-	if c.m != nil {
-		c.m.Delete()
-	}
-	c.m, c.rel, c.grp, c.dir = m, rel, group, filepath.Join(own, rel)
-	return nil
+	return &v2Cgroup{m: m, rel: rel, dir: filepath.Join(own, rel)}, nil
+}
+
+func (c *v2Cgroup) setLimits(l limits) error {
+	_, err := os.Stat(filepath.Join(c.dir, "memory.swap.max"))
+	r := v2Resources(l, err == nil)
+	r.CPU = nil
+	return c.m.Update(r)
+}
+
+// setWeight sets cpu.weight, in units of groupWeight/100.
+func (c *v2Cgroup) setWeight(w uint64) error {
+	weight := max(w*100/groupWeight, 1)
+	return c.m.Update(&cgroup2.Resources{CPU: &cgroup2.CPU{Weight: &weight}})
 }
 
 func (c *v2Cgroup) remove() error { return c.m.Delete() }
 func (c *v2Cgroup) path() string  { return c.rel }
-func (c *v2Cgroup) group() string { return c.grp }
 
 func (c *v2Cgroup) oomKilled() bool {
 	n, _ := flatKeyed(filepath.Join(c.dir, "memory.events"), "oom_kill")

@@ -79,7 +79,7 @@ func TestWorkerCgroupLimits(t *testing.T) {
 	for _, c := range []struct{ controller, file, want, under string }{
 		{"pids", "pids.max", "64", workerCgroupName(w.PID())},
 		{"memory", "memory.limit_in_bytes", strconv.Itoa(testMemory), workerCgroupName(w.PID())},
-		{"cpu", "cpu.shares", "1024", "u-alice"},
+		{"cpu", "cpu.shares", "1024", workerCgroupName(w.PID())},
 	} {
 		dir := cgroupDir(t, w, c.controller)
 		if want := filepath.Join(hostCgroups.base, c.under); !strings.HasSuffix(dir, "/"+want) {
@@ -116,8 +116,34 @@ func TestIdlePoolWorkerInCgroup(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "pids.max")); strings.TrimSpace(string(b)) != strconv.Itoa(DefaultMaxThreads) {
 		t.Errorf("idle pids.max = %q; want %d", b, DefaultMaxThreads)
 	}
-	if dir, want := cgroupDir(t, w, "cpu"), filepath.Join(hostCgroups.base, poolGroup); !strings.HasSuffix(dir, want) {
-		t.Errorf("idle worker's cpu cgroup %s; want .../%s", dir, want)
+}
+
+// The CPU is shared per user first: the workers of one user split one
+// user's cpu.shares, whatever their count.
+func TestCPUSharesSplitPerUser(t *testing.T) {
+	if err := cgroupsAvailable(); err != nil {
+		t.Skipf("no cgroups here: %v", err)
+	}
+	root := t.TempDir()
+	shares := func(w *Worker) string {
+		b, _ := os.ReadFile(filepath.Join(cgroupDir(t, w, "cpu"), "cpu.shares"))
+		return strings.TrimSpace(string(b))
+	}
+	a1, _ := startWorker(t, root, WorkerOptions{Group: "ann"})
+	a2, _ := startWorker(t, root, WorkerOptions{Group: "ann"})
+	a3, _ := startWorker(t, root, WorkerOptions{Group: "ann"})
+	b1, _ := startWorker(t, root, WorkerOptions{Group: "ben"})
+	for _, w := range []*Worker{a1, a2, a3} {
+		if got := shares(w); got != "341" {
+			t.Errorf("one of ann's 3 workers has cpu.shares %s; want 341", got)
+		}
+	}
+	if got := shares(b1); got != "1024" {
+		t.Errorf("ben's only worker has cpu.shares %s; want 1024", got)
+	}
+	a3.Close()
+	if got := shares(a1); got != "512" {
+		t.Errorf("one of ann's 2 workers has cpu.shares %s after one closed; want 512", got)
 	}
 }
 

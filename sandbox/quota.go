@@ -18,11 +18,6 @@ const DefaultDisk = 1 << 30
 // passes its disk quota.
 const QuotaExceeded = "disk quota exceeded"
 
-// inodeBytes is the quota's price of an inode: a session may hold one file,
-// directory or link per this many bytes of its quota (262,144 for 1 GiB),
-// so that empty files cannot take the disk's inodes.
-const inodeBytes = 4 << 10
-
 // Disk watcher pacing: a look at most every diskTick, and a walk of the
 // tree only when the worker used CPU since the last one (it cannot have
 // written without), and no sooner after a walk than walkBackoff times what
@@ -54,8 +49,9 @@ func procCPU(pid int) (uint64, error) {
 	return u + s, nil
 }
 
-// quotaOf returns the bytes and inodes a quota allows.
-func quotaOf(disk int64) (bytes, inodes int64) { return disk, max(disk/inodeBytes, 1024) }
+// quotaOf returns the bytes and inodes a quota allows, by the rule the
+// upload check counts by too.
+func quotaOf(disk int64) (bytes, inodes int64) { return disk, diskusage.InodesFor(disk) }
 
 // watchDisk stops the worker with QuotaExceeded when the session in dir
 // holds more than its quota, counted by diskusage (what the upload check
