@@ -272,4 +272,15 @@ func TestSIGHUPReloadsTheConfigFile(t *testing.T) {
 	if r := newSession(); !strings.Contains(r.Stderr, "too many sessions: 3 of 3") {
 		t.Errorf("fourth session: %+v; want too many sessions: 3 of 3", r)
 	}
+
+	// The log level is a setting like the others: at debug, a login's
+	// connection is logged; back at info, it is not.
+	write("log-level = \"debug\"\n[users.tester]\nmax-sessions = 3\n")
+	h.cmd.Process.Signal(syscall.SIGHUP)
+	waitLogCount(t, h, `msg=reloaded part="config file"`, 2)
+	before := strings.Count(h.Log(), "level=DEBUG")
+	testhost.RunOn(t, dialHost(t, h), "help", "")
+	if after := strings.Count(h.Log(), "level=DEBUG"); after == before {
+		t.Errorf("no debug line after a reload to log-level debug:\n%s", h.Log())
+	}
 }

@@ -42,6 +42,9 @@ type serveConfig struct {
 	args    []string    // serve's arguments, read again at SIGHUP
 	modules moduleFlags // :get
 
+	logLevel logLevelFlag
+	level    *slog.LevelVar // the running logger's level; a reload sets it
+
 	users atomic.Pointer[map[string]userLimits] // [users.NAME] of the config file; replaced by a reload
 }
 
@@ -71,6 +74,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus /metrics, /healthz and /readyz (off when empty)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.Var(&c.logLevel, "log-level", "least level logged: debug, info, warn or error (default info; SIGHUP reloads it)")
 	fs.StringVar(&c.workerUser, "worker-user", "", "uids workers run as: FIRST-LAST (one per session), a user or uid (shared), or empty: one per session from a range picked by --root (when root)")
 	fs.IntVar(&c.maxThreads, "max-threads", sandbox.DefaultMaxThreads, "threads per session's worker (pids cgroup)")
 	fs.Var(&c.disk, "disk", "disk quota per session: files, unpacked archives, packages and inodes (e.g. 1GiB)")
@@ -131,12 +135,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+func newLogger(format string, level slog.Leveler, w io.Writer) (*slog.Logger, error) {
+	opts := &slog.HandlerOptions{Level: level}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
@@ -144,7 +149,9 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 // runHost starts the host on c and serves until ctx ends, then shuts down:
 // listeners first, then sessions (kept on disk as restorable).
 func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) error {
-	log, err := newLogger(c.logFormat, stderr)
+	c.level = new(slog.LevelVar)
+	c.level.Set(c.logLevel.level)
+	log, err := newLogger(c.logFormat, c.level, stderr)
 	if err != nil {
 		return err
 	}

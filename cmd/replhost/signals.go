@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -89,6 +90,23 @@ func configReload(c *serveConfig, mgr *repl.Manager) reloadHook {
 		mgr.SetSessionLimits(n.maxSessions, n.userMaxSessions())
 		c.maxStartups, c.perSourceMaxStartups, c.trustedUserCAKeys = n.maxStartups, n.perSourceMaxStartups, n.trustedUserCAKeys
 		c.perSourcePenalties = n.perSourcePenalties
+		if c.level != nil {
+			c.level.Set(n.logLevel.level)
+		}
 		return nil
 	}}
+}
+
+// logLevelFlag is --log-level: a slog level by name.
+type logLevelFlag struct{ level slog.Level }
+
+func (f *logLevelFlag) String() string { return strings.ToLower(f.level.String()) }
+
+func (f *logLevelFlag) Set(s string) error {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return fmt.Errorf("want debug, info, warn or error")
+	}
+	f.level = l
+	return nil
 }
