@@ -73,9 +73,15 @@ type Interp struct {
 }
 
 // tupleExports lets an expression statement hand all its results to the host:
-// Go passes a multi-valued call straight into a variadic parameter.
+// Go passes a multi-valued call straight into a variadic parameter. Stringer
+// (with yaegi's wrapper) lets a shown value of an interpreted type keep its
+// String method (see showMethods).
 var tupleExports = interp.Exports{
-	"replhost.internal/rh/rh": {"Tuple": reflect.ValueOf(func(v ...any) []any { return v })},
+	"replhost.internal/rh/rh": {
+		"Tuple":     reflect.ValueOf(func(v ...any) []any { return v }),
+		"Stringer":  reflect.ValueOf((*fmt.Stringer)(nil)),
+		"_Stringer": reflect.ValueOf((*stringerWrapper)(nil)),
+	},
 }
 
 const tuplePrefix = "__rh.Tuple(\n"
@@ -177,8 +183,9 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 			return err
 		}
 	}
-	for _, g := range groupUnits(src, units) {
-		if err := in.evalUnit(ctx, g, show); err != nil {
+	groups := groupUnits(src, units)
+	for i, g := range groups {
+		if err := in.evalUnit(ctx, g, show, i == len(groups)-1); err != nil {
 			return back(err)
 		}
 		in.names.learn(g)
@@ -190,17 +197,27 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 // evalUnit runs one unit. An expression is first run wrapped so that all its
 // results come back; if that does not compile (a call with no result), it is
 // run as it is. Compile errors have no effects, so nothing runs twice.
-func (in *Interp) evalUnit(ctx context.Context, u unit, show bool) error {
+// Only the cell's last unit shows a nil that is all it has (a mid-cell
+// os.Remove or json.Unmarshal prints no <nil>).
+func (in *Interp) evalUnit(ctx context.Context, u unit, show, last bool) error {
 	// yaegi puts "package main; func main() {" before a statement on its
 	// first line: keep the user's code off that line, then its positions are
 	// the user's, one line down. The final newline keeps yaegi's closing
 	// brace out of a trailing line comment.
 	pad := "\n" + strings.Repeat("\n", u.line-1) + strings.Repeat(" ", u.col-1)
+	if u.isExpr && show {
+		if v, ran, err := in.runShown(ctx, pad[1:]+u.text); ran {
+			if err == nil {
+				in.show(v, last, outputCall(u.text))
+			}
+			return err
+		}
+	}
 	if u.isExpr {
 		v, err := in.run(ctx, tuplePrefix+pad[1:]+u.text+")\n")
 		if err == nil {
 			if show {
-				in.show(v)
+				in.show(v, last, outputCall(u.text))
 			}
 			return nil
 		}
@@ -213,12 +230,15 @@ func (in *Interp) evalUnit(ctx context.Context, u unit, show bool) error {
 	return shiftError(err, 1)
 }
 
-func (in *Interp) show(v reflect.Value) {
+func (in *Interp) show(v reflect.Value, last, output bool) {
 	vals, ok := v.Interface().([]any)
 	if !ok {
 		return
 	}
-	if s, ok := formatValues(vals); ok {
+	if !last && len(vals) == 1 && vals[0] == nil {
+		return
+	}
+	if s, ok := formatValues(vals, output); ok {
 		io.WriteString(in.stdout, s+"\n")
 	}
 }
