@@ -214,7 +214,7 @@ func (c *commander) drop(args []string) error {
 // paste reads lines up to ":end" or Ctrl-D and runs them as one cell.
 func (it *interaction) paste() {
 	fmt.Fprintln(it.out, "// paste mode: end with a line :end or Ctrl-D")
-	it.rl.SetPrompt("")
+	it.setPrompt("")
 	var cell strings.Builder
 	discard := false
 	for {

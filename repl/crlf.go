@@ -25,6 +25,17 @@ type crlfWriter struct {
 	clean  int          // 1 + where in held the last one-row repaint began; 0: none
 	ahead  atomic.Int64 // plain runes readline has read and not yet taken, +1 for a line's end
 	enter  atomic.Bool  // ahead holds the +1 of a line's end, cleared by flushHeld
+	// midLine: the last byte written was not a newline (fmt.Print("abc")),
+	// so the next prompt must start on a line of its own (guarded by mu).
+	midLine bool
+}
+
+// atLineStart reports whether the cursor is at the start of a line, as
+// far as what was written says.
+func (c *crlfWriter) atLineStart() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.midLine
 }
 
 // cleanRow is how readline begins repainting a line of one row: clear
@@ -47,6 +58,9 @@ func (c *crlfWriter) write(p []byte, repaint bool) (int, error) {
 		c.clean = out.Len() + 1
 	case bytes.IndexByte(p, '\x1b') >= 0:
 		c.clean = 0 // something else than a row's text: keep what came before
+	}
+	if len(p) > 0 {
+		c.midLine = p[len(p)-1] != '\n'
 	}
 	out.Grow(len(p) + 16)
 	for _, b := range p {

@@ -194,6 +194,15 @@ func (f *inputFilter) run() {
 				held = append(held, data...)
 				break
 			}
+			if to, n, partial := translateKey(data); n > 0 {
+				out.WriteString(to)
+				data = data[n:]
+				lineLen++
+				continue
+			} else if partial {
+				held = append(held, data...)
+				break
+			}
 			c := data[0]
 			data = data[1:]
 			switch {

@@ -49,6 +49,9 @@ type interaction struct {
 	width  atomic.Int64
 	onWide atomic.Pointer[func()]
 	sawEOF bool // Readline returned io.EOF: readline's reader has ended
+	// editing is set while Readline waits for a line (see editing.go).
+	editing   atomic.Bool
+	promptLen atomic.Int64 // of the prompt shown (setPrompt)
 }
 
 // Interact runs the REPL on a terminal until the user detaches (Ctrl-D at an
@@ -79,6 +82,7 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 		return 1
 	}
 	it.rl = rl
+	it.promptLen.Store(int64(len(Prompt)))
 	// Ending the input makes a pending Readline return: that is how a
 	// takeover or a kill ends the loop.
 	stop := context.AfterFunc(ctx, func() { pw.Close() })
@@ -107,7 +111,7 @@ func (it *interaction) closeReadline(pw *io.PipeWriter) {
 	close(it.filter.done)
 	pw.Close()
 	if !it.sawEOF {
-		it.rl.SetPrompt("") // the drain must not draw a prompt after goodbye
+		it.setPrompt("") // the drain must not draw a prompt after goodbye
 		done := make(chan struct{})
 		go func() {
 			for {
@@ -134,8 +138,9 @@ func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
 		HistoryFile:            it.t.History,
 		HistoryLimit:           1000,
 		DisableAutoSaveHistory: true,
-		AutoComplete:           completer{it.s},
-		Painter:                pastePainter{},
+		AutoComplete:           noCompletion{},
+		Listener:               &lineKeys{it: it},
+		Painter:                pastePainter{it},
 		FuncIsTerminal:         func() bool { return true },
 		// The host's own terminal is none of readline's business.
 		FuncMakeRaw:        func() error { return nil },
@@ -164,6 +169,7 @@ func (it *interaction) followResize() {
 			it.width.Store(int64(termWidth(w)))
 			if f := it.onWide.Load(); f != nil {
 				(*f)()
+				it.redraw()
 			}
 		}
 	}
@@ -187,11 +193,11 @@ func (it *interaction) loop() int {
 	var pending strings.Builder
 	for {
 		if pending.Len() == 0 {
-			it.rl.SetPrompt(Prompt)
+			it.setPrompt(Prompt)
 		} else {
-			it.rl.SetPrompt(ContPrompt)
+			it.setPrompt(ContPrompt)
 		}
-		line, err := it.rl.Readline()
+		line, err := it.readLine()
 		it.out.flushHeld() // readline's last repaints of the line
 		if errors.Is(err, io.EOF) {
 			it.sawEOF = true
@@ -270,7 +276,7 @@ func (it *interaction) run(cell string) {
 		defer cancel()
 	}
 	it.filter.running(cancel)
-	err := it.s.Eval(ctx, cell, true, it.out, it.out)
+	err := it.s.Eval(ctx, cell, true, codeOutput{it}, codeOutput{it})
 	it.filter.running(nil)
 	reportError(it.out, err, it.t.EvalTimeout)
 }
@@ -306,11 +312,12 @@ var historyEncoder = strings.NewReplacer("\n", string(pasteNewline), "\t", strin
 // encodeHistory keeps a multi-line cell as one history entry.
 func encodeHistory(cell string) string { return historyEncoder.Replace(cell) }
 
-// pastePainter shows the encoded newlines and tabs of a pasted block.
-type pastePainter struct{}
+// pastePainter shows the encoded newlines and tabs of a pasted block, and
+// puts the cursor right after wide characters (see wideCursorFix).
+type pastePainter struct{ it *interaction }
 
-func (pastePainter) Paint(line []rune, _ int) []rune {
-	out := make([]rune, len(line))
+func (p pastePainter) Paint(line []rune, pos int) []rune {
+	out := make([]rune, len(line), len(line)+8)
 	for i, r := range line {
 		switch r {
 		case pasteNewline:
@@ -320,7 +327,7 @@ func (pastePainter) Paint(line []rune, _ int) []rune {
 		}
 		out[i] = r
 	}
-	return out
+	return append(out, wideCursorFix(line, pos, p.it.promptWidth(), int(p.it.width.Load()))...)
 }
 
 // completer completes the identifier or pkg.Member before the cursor.

@@ -29,7 +29,7 @@ func TestEvalShowsValues(t *testing.T) {
 		{"expression", []string{"1+2"}, "3\n"},
 		{"import-then-call-on-one-line", []string{`import "fmt"; fmt.Println(1)`}, "1\n"},
 		{"println-shows-only-its-output", []string{`import "fmt"`, `fmt.Println("hi")`}, "hi\n"},
-		{"type-then-literal", []string{"type P struct{X int}; P{1}"}, "{1}\n"},
+		{"type-then-literal", []string{"type P struct{X int}; P{1}"}, "{X:1}\n"},
 		{"several-results", []string{`func two() (int, string) { return 1, "a" }`, "two()"}, "1 \"a\"\n"},
 		{"statement-prints-nothing", []string{"x := 41", "x++", "x"}, "42\n"},
 		{"no-result-call", []string{"func f() {}", "f()"}, ""},
@@ -138,10 +138,10 @@ func TestSessionsAreIsolated(t *testing.T) {
 	if err := b.Eval(context.Background(), "v", true); err == nil {
 		t.Error("v leaked from session a into b")
 	}
-	if got, want := outA.String(), "1\n{5}\n"; got != want {
+	if got, want := outA.String(), "1\n{A:5}\n"; got != want {
 		t.Errorf("a: %q; want %q", got, want)
 	}
-	if got, want := outB.String(), "{x}\n2\n"; got != want {
+	if got, want := outB.String(), "{B:x}\n2\n"; got != want {
 		t.Errorf("b: %q; want %q", got, want)
 	}
 }
