@@ -27,6 +27,10 @@ prompt detaches (the session stays; attach again with: attach UUID).
   :journal       the cells a restore would replay, and cells a restore cut off
   :journal restore [FILE]  put cut-off cells back at the journal's end
   :drop N        take cell N out of the journal (the live interpreter keeps it)
+  :type EXPR     the type of EXPR (nothing runs)
+  :doc PKG[.NAME]  documentation of a standard or session package, or of one name
+  :print         the session's journal as one gofmt'd Go program
+  :write FILE    that program into the session's files/
   :quit          end the session and remove its directory
 Meta-commands also work on a line of their own in scripts and eval.
 `
@@ -108,6 +112,18 @@ func (c *commander) exec(line string) error {
 		return c.journal(args)
 	case ":drop":
 		return c.drop(args)
+	case ":type":
+		return c.typeOf(args, line)
+	case ":doc":
+		return c.doc(args)
+	case ":print":
+		prog, err := c.program()
+		if err != nil {
+			return err
+		}
+		c.out.Write(prog)
+	case ":write":
+		return c.write(args)
 	case ":quit", ":q", ":exit":
 		s.m.Kill(s.owner, s.id)
 		fmt.Fprintf(c.out, "session %s ended\n", s.id)

@@ -30,11 +30,19 @@ func openScreen(t *testing.T, h *testhost.Host, cols, rows int) (*tmuxterm.Scree
 
 var sessionLine = regexp.MustCompile(`session ([0-9a-f-]{36})`)
 
-// run types a cell and Enter and waits for the next empty prompt.
+// run types a cell and Enter and waits for the next empty prompt after
+// the cell's line (rows joined and spaces dropped: a long cell wraps).
 func run(s *tmuxterm.Screen, cell string) []string {
 	s.Type(cell)
 	s.Keys("Enter")
-	return s.WaitLast("go>")
+	typed := strings.ReplaceAll("go> "+cell, " ", "")
+	return s.WaitFor("the prompt after "+cell, func(rows []string) bool {
+		n := len(rows)
+		if n < 2 || rows[n-1] != "go>" {
+			return false
+		}
+		return strings.Contains(strings.ReplaceAll(strings.Join(rows[:n-1], ""), " ", ""), typed)
+	})
 }
 
 func TestScreenOutputWithoutNewlineStays(t *testing.T) {
@@ -98,13 +106,15 @@ func TestScreenCompletion(t *testing.T) {
 	// then narrows them, so U makes ToUpper, never strings.ToU.
 	s.Type("strings.To")
 	s.Keys("Tab")
-	rows := s.WaitLast("go> strings.To")
-	list := strings.Join(rows, "\n")
-	for _, want := range []string{"strings.ToLower", "strings.ToUpper", "strings.ToTitle"} {
-		if !strings.Contains(list, want) {
-			t.Errorf("candidate %s not listed; screen:\n%s", want, list)
+	s.WaitFor("the candidates listed above the line", func(rows []string) bool {
+		list := strings.Join(rows, "\n")
+		for _, want := range []string{"strings.ToLower", "strings.ToUpper", "strings.ToTitle", "strings.ToValidUTF8"} {
+			if !strings.Contains(list, want) {
+				return false
+			}
 		}
-	}
+		return rows[len(rows)-1] == "go> strings.To"
+	})
 	s.Type("U")
 	s.WaitLast("go> strings.ToUpper")
 	s.Type(`("hi")`)
