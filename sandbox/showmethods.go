@@ -26,7 +26,11 @@ func (in *Interp) runShown(ctx context.Context, text string) (v reflect.Value, r
 		return v, false, nil
 	}
 	for _, prefix := range showMethods {
-		v, err = in.run(ctx, prefix+text+") }())\n")
+		src := prefix + text + ") }())\n"
+		if !in.compiles(src) {
+			continue
+		}
+		v, err = in.run(ctx, src)
 		var ev *EvalError
 		if err != nil && errors.As(err, &ev) && ev.compile {
 			continue
@@ -35,6 +39,19 @@ func (in *Interp) runShown(ctx context.Context, text string) (v reflect.Value, r
 		return v, true, shiftError(err, 2)
 	}
 	return reflect.Value{}, false, nil
+}
+
+// compiles reports whether src compiles, without running it: a wrapper
+// that makes yaegi panic while compiling (log.Panic("nil type")) must fall
+// back to the plain run, not fail the expression.
+func (in *Interp) compiles(src string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_, err := in.yi.Compile(src)
+	return err == nil
 }
 
 // isPlainLiteral reports a number or string literal, which has no methods:

@@ -33,9 +33,9 @@ func TestSessionsAreIsolated(t *testing.T) {
 		{a1, "f()", "1"},
 		{a2, "f()", "2"},
 		{b, "f()", "3"},
-		{a1, "T{A: 7}", "{7}"},
-		{a2, `T{B: "x"}`, "{x}"},
-		{b, "T{C: 1, D: 2}", "{1 2}"},
+		{a1, "T{A: 7}", "{A:7}"},
+		{a2, `T{B: "x"}`, "{B:x}"},
+		{b, "T{C: 1, D: 2}", "{C:1 D:2}"},
 		{a1, "secret", `"a1"`},
 	}
 	for _, c := range checks {
