@@ -67,7 +67,7 @@ func sessionProgram(cells []string) ([]byte, error) {
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, "", "package main\n"+piece, parser.ParseComments)
 			if err != nil {
-				stmts = append(stmts, piece) // not a declaration: a statement of main
+				stmts = append(stmts, mainStatement(piece)) // not a declaration: a statement of main
 				continue
 			}
 			src := "package main\n" + piece
@@ -118,6 +118,25 @@ func sessionProgram(cells []string) ([]byte, error) {
 		return nil, fmt.Errorf("the journal does not make a Go program: %v", err)
 	}
 	return out, nil
+}
+
+// mainStatement is a statement of the cell as a statement of main: an
+// expression whose value the prompt showed (p, x+1) is not a Go statement,
+// so it is kept as an assignment to _.
+func mainStatement(piece string) string {
+	e, err := parser.ParseExpr(piece)
+	if err != nil {
+		return piece
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		return piece
+	case *ast.UnaryExpr:
+		if e.Op == token.ARROW {
+			return piece
+		}
+	}
+	return "_ = " + piece
 }
 
 // declKey names what a declaration declares, for replacing it; "" for

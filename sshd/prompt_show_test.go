@@ -97,3 +97,26 @@ func main() {
 		t.Errorf("escape.go outside files/: %v", err)
 	}
 }
+
+// The inspecting commands work in a script too (stdin without a PTY).
+func TestInspectCommandsInScript(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{Process: true})
+	script := "type P struct{ X int }\np := &P{1}\n:type p\n:type p.X > 0\np\n:print\n"
+	r := h.Run(t, "alice", "", script)
+	// A script echoes no values (docs/SPEC.md), but the commands print.
+	want := "*P\nuntyped bool\n" + `// The session's journal as one program (replhost :print).
+// Variables a cell defined with := are local to main here.
+
+package main
+
+type P struct{ X int }
+
+func main() {
+	p := &P{1}
+	_ = p
+}
+`
+	if r.Stdout != want || r.Status != 0 {
+		t.Errorf("script: status %d, stdout:\n%s\nstderr: %s\nwant stdout:\n%s", r.Status, r.Stdout, r.Stderr, want)
+	}
+}
