@@ -85,3 +85,30 @@ func TestShownExpressionRunsOnce(t *testing.T) {
 		t.Errorf("n = %q; want 2 (each expression run once)", got)
 	}
 }
+
+// BenchmarkShowExpression is the cost of a shown expression, which tries
+// the Error and String wrappers before the plain tuple.
+func BenchmarkShowExpression(b *testing.B) {
+	in, err := NewInterp(Options{Allow: NewAllowlist(nil)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	ctx := context.Background()
+	if err := in.Eval(ctx, "type P struct{ X, Y int }\np := P{1, 2}", false); err != nil {
+		b.Fatal(err)
+	}
+	for _, show := range []bool{false, true} {
+		name := "hidden"
+		if show {
+			name = "shown"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if err := in.Eval(ctx, "p", show); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
