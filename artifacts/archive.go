@@ -3,6 +3,7 @@ package artifacts
 import (
 	"compress/gzip"
 	"errors"
+	"github.com/replhost/replhost/internal/safefs"
 	"io/fs"
 	"os"
 	"path"
@@ -106,7 +107,7 @@ func (s *Store) unpack(name string, n Name, tmp string, size int64, rm room) (_ 
 		return "", ioErr(name, err)
 	}
 	defer r.Close()
-	f, fi, err := openRegular(s.root, tmp)
+	f, fi, err := safefs.Open(s.root, tmp, os.O_RDONLY, 0)
 	if err != nil {
 		return "", ioErr(name, err)
 	}

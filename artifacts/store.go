@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"io/fs"
 	"os"
 	"path"
@@ -178,7 +179,7 @@ func tempName(prefix string) string {
 // record is read as hostile: a small regular file holding a name of the
 // layout, or an error that names it.
 func (s *Store) unpackDirOf(file string) (string, error) {
-	b, err := readSmall(s.root, metaDir+"/"+file, maxRecord)
+	b, err := safefs.Read(s.root, metaDir+"/"+file, maxRecord)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", err

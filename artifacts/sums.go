@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"io"
 	"io/fs"
 	"os"
@@ -64,7 +65,7 @@ type sum struct {
 // loadSums reads .meta/sums.log into s.sums. A log that is not a small
 // regular file, or holds a bad line, is dropped.
 func (s *Store) loadSums() error {
-	b, err := readSmall(s.root, sumsLog, maxSumsLog)
+	b, err := safefs.Read(s.root, sumsLog, maxSumsLog)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -206,7 +207,7 @@ func (s *Store) cachedSum(p string, fi fs.FileInfo) (string, bool) {
 // was read. Callers hold mu.
 func (s *Store) hashFile(p string, fi fs.FileInfo) (string, error) {
 	id, _ := idOf(fi)
-	f, ofi, err := openRegular(s.root, p)
+	f, ofi, err := safefs.Open(s.root, p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"errors"
+	"github.com/replhost/replhost/internal/safefs"
 	"io/fs"
 	"os"
 	"path"
@@ -80,7 +81,7 @@ func (s *Store) Open(p string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, _, err := openRegular(s.root, c)
+	f, _, err := safefs.Open(s.root, c, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, ioErr(p, err)

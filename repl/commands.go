@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"io"
 	"os"
 	"strconv"
@@ -282,7 +283,7 @@ func readSessionFile(dir, name string) (string, error) {
 		return "", fmt.Errorf("load %s: %w", name, err)
 	}
 	defer files.Close()
-	b, err := readRegular(files, name, MaxCell)
+	b, err := safefs.Read(files, name, MaxCell)
 	if err != nil {
 		return "", fmt.Errorf("load %s: %w", name, err)
 	}

@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"io"
 	"os"
 	"sort"
@@ -111,12 +112,12 @@ func (j *Journal) cutNamesLocked() ([]string, error) {
 }
 
 func (j *Journal) readCutLocked(name string) (Cut, error) {
-	f, size, err := openRegular(j.dir, name, os.O_RDONLY, MaxJournal)
+	f, fi, err := safefs.Open(j.dir, name, os.O_RDONLY, MaxJournal)
 	if err != nil {
 		return Cut{}, err
 	}
 	defer f.Close()
-	cells, _, err := readSegment(f, size)
+	cells, _, err := readSegment(f, fi.Size())
 	if err != nil {
 		return Cut{}, fmt.Errorf("%s: %w", name, err)
 	}

@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"go/ast"
 	"go/build"
 	"go/doc"
@@ -115,7 +116,7 @@ func readPackageDir(base, pkgPath string) ([]docFile, error) {
 		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") || !e.Type().IsRegular() {
 			continue
 		}
-		b, err := readRegular(dir, n, maxDocSource-int64(total))
+		b, err := safefs.Read(dir, n, maxDocSource-int64(total))
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"io"
 	"os"
 	"sync"
@@ -56,7 +57,7 @@ const (
 var errJournalClosed = errors.New("journal: session ended")
 
 // ErrJournalFull refuses a cell past MaxJournal.
-var ErrJournalFull = errors.New("journal full: " + byteSize(MaxJournal) + "; :reset starts an empty one")
+var ErrJournalFull = errors.New("journal full: " + safefs.Size(MaxJournal) + "; :reset starts an empty one")
 
 // OpenJournal returns the journal of the session directory sessDir; with
 // sync, appended cells are fsynced soon after Append returns. It does no
@@ -71,7 +72,7 @@ func OpenJournal(sessDir string, sync bool) *Journal {
 // returns.
 func (j *Journal) Append(cell string) error {
 	if len(cell) > MaxCell {
-		return fmt.Errorf("journal: cell of %s, larger than %s", byteSize(int64(len(cell))), byteSize(MaxCell))
+		return fmt.Errorf("journal: cell of %s, larger than %s", safefs.Size(int64(len(cell))), safefs.Size(MaxCell))
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -124,11 +125,12 @@ func (j *Journal) openLocked() error {
 		dir.Close()
 		return fmt.Errorf("journal: %w", err)
 	}
-	seg, size, err := openRegular(dir, segmentName, os.O_RDWR, MaxJournal)
+	seg, fi, err := safefs.Open(dir, segmentName, os.O_RDWR, MaxJournal)
 	if err != nil {
 		dir.Close()
 		return fmt.Errorf("journal: %w", err)
 	}
+	size := fi.Size()
 	cells, valid, err := readSegment(seg, size)
 	if err != nil {
 		seg.Close()
@@ -167,7 +169,7 @@ func (j *Journal) prepare(dir *os.Root) error {
 	}
 	var cells []string
 	for _, n := range old {
-		b, err := readRegular(dir, n, MaxCell)
+		b, err := safefs.Read(dir, n, MaxCell)
 		if err != nil {
 			return fmt.Errorf("convert old journal: %w", err)
 		}

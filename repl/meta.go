@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"os"
 	"time"
 
@@ -66,7 +67,7 @@ func readMeta(dir, id string, checkOwner func(string) error, key []byte, legacy 
 		return m, err
 	}
 	defer root.Close()
-	b, err := readRegular(root, metaFile, maxMeta)
+	b, err := safefs.Read(root, metaFile, maxMeta)
 	if err != nil {
 		return m, err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/replhost/replhost/internal/safefs"
 	"os"
 	"strconv"
 )
@@ -38,7 +39,7 @@ func loadSealKey(root string) (key []byte, fresh bool, err error) {
 		return nil, false, err
 	}
 	defer r.Close()
-	key, err = readRegular(r, sealKeyFile, sealKeySize)
+	key, err = safefs.Read(r, sealKeyFile, sealKeySize)
 	if errors.Is(err, os.ErrNotExist) {
 		key = make([]byte, sealKeySize)
 		rand.Read(key)
