@@ -11,25 +11,6 @@ import (
 	"github.com/replhost/replhost/modules/modtest"
 )
 
-// publishGreet puts two versions of a module that depends on another into p.
-func publishGreet(p *modtest.Proxy) {
-	p.Add("example.com/words", "v1.0.0", map[string]string{
-		"words.go": "package words\n\nfunc Hello() string { return \"hello\" }\n",
-	})
-	p.Add("example.com/words", "v1.2.0", map[string]string{
-		"words.go": "package words\n\nfunc Hello() string { return \"hi\" }\n",
-	})
-	p.Add("example.com/greet", "v1.0.0", map[string]string{
-		"greet.go":      "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \", \" + n }\n",
-		"greet_test.go": "package greet\n",
-	}, "example.com/words@v1.0.0")
-	p.Add("example.com/greet", "v2.0.0+incompatible", map[string]string{"greet.go": "package greet\n"})
-	p.Add("example.com/greet", "v1.1.0", map[string]string{
-		"greet.go":          "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \"! \" + n }\n",
-		"testdata/big.json": "{}",
-	}, "example.com/words@v1.2.0")
-}
-
 func newFetcher(t *testing.T, p *modtest.Proxy, nosumdb string) *Fetcher {
 	t.Helper()
 	f, err := New(Config{Proxy: p.URL(), SumDB: p.SumDB(), NoSumDB: nosumdb, Cache: t.TempDir()})
@@ -50,7 +31,7 @@ func readFile(t *testing.T, name string) string {
 
 func TestGetTwoSessionsTwoVersions(t *testing.T) {
 	p := modtest.New(t)
-	publishGreet(p)
+	modtest.PublishGreet(p)
 	f := newFetcher(t, p, "")
 	a, b := t.TempDir(), t.TempDir()
 
@@ -168,7 +149,7 @@ func TestGetRefusesWhatTheInterpreterCannotRun(t *testing.T) {
 
 func TestGetVerifiesChecksums(t *testing.T) {
 	p := modtest.New(t)
-	publishGreet(p)
+	modtest.PublishGreet(p)
 	// The proxy serves other bytes than the checksum database knows.
 	p.ReplaceZip("example.com/words", "v1.0.0", map[string]string{
 		"words.go": "package words\n\nfunc Hello() string { return \"pwned\" }\n",
@@ -219,7 +200,7 @@ func TestGetPinsPrivateModulesOnFirstUse(t *testing.T) {
 
 func TestGetErrors(t *testing.T) {
 	p := modtest.New(t)
-	publishGreet(p)
+	modtest.PublishGreet(p)
 	f := newFetcher(t, p, "")
 	for _, tc := range []struct{ spec, want string }{
 		{"fmt", "not a module path"},
@@ -245,7 +226,7 @@ func TestGetErrors(t *testing.T) {
 
 func TestInstallNeverWritesThroughALink(t *testing.T) {
 	p := modtest.New(t)
-	publishGreet(p)
+	modtest.PublishGreet(p)
 	f := newFetcher(t, p, "")
 	classes, outside := t.TempDir(), t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(classes, "src"), 0o755))

@@ -10,31 +10,11 @@ import (
 	"github.com/replhost/replhost/repl"
 )
 
-// publishGreet puts two versions of example.com/greet into p, each needing
-// its own version of example.com/words, and a module that needs cgo.
-func publishGreet(p *modtest.Proxy) {
-	p.Add("example.com/words", "v1.0.0", map[string]string{
-		"words.go": "package words\n\nfunc Hello() string { return \"hello\" }\n",
-	})
-	p.Add("example.com/words", "v1.2.0", map[string]string{
-		"words.go": "package words\n\nfunc Hello() string { return \"hi\" }\n",
-	})
-	p.Add("example.com/greet", "v1.0.0", map[string]string{
-		"greet.go": "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \", \" + n }\n",
-	}, "example.com/words@v1.0.0")
-	p.Add("example.com/greet", "v1.1.0", map[string]string{
-		"greet.go": "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \"! \" + n }\n",
-	}, "example.com/words@v1.2.0")
-	p.Add("example.com/cgomod", "v1.0.0", map[string]string{
-		"c.go": "package cgomod\n\n// int two() { return 2; }\nimport \"C\"\n\nfunc Two() int { return int(C.two()) }\n",
-	})
-}
-
 // Two sessions, two versions of one module, each session's worker importing
 // its own; a module the interpreter cannot run is refused at :get.
 func TestGetModulesPerSession(t *testing.T) {
 	p := modtest.New(t)
-	publishGreet(p)
+	modtest.PublishGreet(p)
 	f, err := modules.New(modules.Config{Proxy: p.URL(), SumDB: p.SumDB(), Cache: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +46,7 @@ func TestGetModulesPerSession(t *testing.T) {
 // session imports it; a refused module is one error line and status 1.
 func TestArtifactsGet(t *testing.T) {
 	p := modtest.New(t)
-	publishGreet(p)
+	modtest.PublishGreet(p)
 	f, err := modules.New(modules.Config{Proxy: p.URL(), SumDB: p.SumDB(), Cache: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -114,3 +114,28 @@ func must(tb testing.TB, err error) {
 		tb.Fatal(err)
 	}
 }
+
+// PublishGreet puts into p the modules the tests share: example.com/greet
+// at v1.0.0 and v1.1.0, each needing its own version of example.com/words
+// (v1.0.0, v1.2.0), with a test file and testdata that installs leave out,
+// a pre-modules v2.0.0+incompatible, and example.com/cgomod, which needs cgo.
+func PublishGreet(p *Proxy) {
+	p.Add("example.com/words", "v1.0.0", map[string]string{
+		"words.go": "package words\n\nfunc Hello() string { return \"hello\" }\n",
+	})
+	p.Add("example.com/words", "v1.2.0", map[string]string{
+		"words.go": "package words\n\nfunc Hello() string { return \"hi\" }\n",
+	})
+	p.Add("example.com/greet", "v1.0.0", map[string]string{
+		"greet.go":      "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \", \" + n }\n",
+		"greet_test.go": "package greet\n",
+	}, "example.com/words@v1.0.0")
+	p.Add("example.com/greet", "v2.0.0+incompatible", map[string]string{"greet.go": "package greet\n"})
+	p.Add("example.com/greet", "v1.1.0", map[string]string{
+		"greet.go":          "package greet\n\nimport \"example.com/words\"\n\nfunc Greet(n string) string { return words.Hello() + \"! \" + n }\n",
+		"testdata/big.json": "{}",
+	}, "example.com/words@v1.2.0")
+	p.Add("example.com/cgomod", "v1.0.0", map[string]string{
+		"c.go": "package cgomod\n\n// int two() { return 2; }\nimport \"C\"\n\nfunc Two() int { return int(C.two()) }\n",
+	})
+}
