@@ -9,33 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/replhost/replhost/internal/testhost"
 	gossh "golang.org/x/crypto/ssh"
 )
-
-// dialAs logs in to h as user name with signer.
-func dialAs(tb testing.TB, h *hostProc, name string, signer gossh.Signer) *gossh.Client {
-	tb.Helper()
-	hostPEM, err := os.ReadFile(filepath.Join(h.Root, hostKeyFile))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	hostKey, err := gossh.ParsePrivateKey(hostPEM)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := gossh.Dial("tcp", h.Addr, &gossh.ClientConfig{
-		User: name, Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
-		HostKeyCallback: gossh.FixedHostKey(hostKey.PublicKey()), Timeout: 10 * time.Second,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	return c
-}
 
 // addCanary adds the user canary to the host's root and returns its key.
 func addCanary(tb testing.TB, h *hostProc) gossh.Signer {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/replhost/replhost/internal/testhost"
 	gossh "golang.org/x/crypto/ssh"
@@ -14,33 +12,7 @@ import (
 // dialUser adds user name to the running host (addUser) and dials it.
 func dialUser(tb testing.TB, h *hostProc, name string) *gossh.Client {
 	tb.Helper()
-	keyPEM, err := os.ReadFile(addUser(tb, h, name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	signer, err := gossh.ParsePrivateKey(keyPEM)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	hostPEM, err := os.ReadFile(filepath.Join(h.Root, hostKeyFile))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	hostKey, err := gossh.ParsePrivateKey(hostPEM)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := gossh.Dial("tcp", h.Addr, &gossh.ClientConfig{
-		User:            name,
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
-		HostKeyCallback: gossh.FixedHostKey(hostKey.PublicKey()),
-		Timeout:         10 * time.Second,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	return c
+	return dialAs(tb, h, name, readKey(tb, addUser(tb, h, name)))
 }
 
 // Through the real binary, every route from a cell to a raw descriptor

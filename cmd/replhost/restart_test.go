@@ -17,14 +17,26 @@ import (
 // checking the host key it keeps in ROOT.
 func dialHost(tb testing.TB, h *hostProc) *gossh.Client {
 	tb.Helper()
-	keyPEM, err := os.ReadFile(filepath.Join(h.Root, "users", "tester", "id_ed25519"))
+	return dialAs(tb, h, "tester", readKey(tb, filepath.Join(h.Root, "users", "tester", "id_ed25519")))
+}
+
+// readKey reads a private key file.
+func readKey(tb testing.TB, file string) gossh.Signer {
+	tb.Helper()
+	pem, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	key, err := gossh.ParsePrivateKey(keyPEM)
+	key, err := gossh.ParsePrivateKey(pem)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return key
+}
+
+// dialAs logs in to h as user name with signer.
+func dialAs(tb testing.TB, h *hostProc, name string, signer gossh.Signer) *gossh.Client {
+	tb.Helper()
 	hostPEM, err := os.ReadFile(filepath.Join(h.Root, hostKeyFile))
 	if err != nil {
 		tb.Fatal(err)
@@ -34,10 +46,8 @@ func dialHost(tb testing.TB, h *hostProc) *gossh.Client {
 		tb.Fatal(err)
 	}
 	c, err := gossh.Dial("tcp", h.Addr, &gossh.ClientConfig{
-		User:            "tester",
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.FixedHostKey(hostKey.PublicKey()),
-		Timeout:         10 * time.Second,
+		User: name, Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.FixedHostKey(hostKey.PublicKey()), Timeout: 10 * time.Second,
 	})
 	if err != nil {
 		tb.Fatal(err)
