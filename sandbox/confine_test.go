@@ -311,7 +311,10 @@ func TestDiskQuota(t *testing.T) {
 		t.Errorf("one file past the quota: %v, %q; want file too large or %q", err, out.String(), QuotaExceeded)
 	}
 	mustEval(t, w, `os.Remove("big")`, false)
-	err = w.Eval(context.Background(), `for i := 0; ; i++ { os.WriteFile("f"+string(rune('a'+i%26))+string(rune('a'+i/26%26)), make([]byte, 1<<20), 0o644) }`, false)
+	// Twice the quota in 1 MiB files, then a spin until the watcher acts: an
+	// endless write loop would race the watcher with the memory cap (the page
+	// cache counts in the memory cgroup), and a quiet machine writes fast.
+	err = w.Eval(context.Background(), `for i := 0; i < 2*(`+strconv.Itoa(int(testDisk>>20))+`); i++ { os.WriteFile("f"+string(rune('a'+i%26))+string(rune('a'+i/26%26)), make([]byte, 1<<20), 0o644) }; for {}`, false)
 	if !errors.As(err, &crash) || crash.Reason != QuotaExceeded {
 		t.Fatalf("filling the quota: %v; want a crash %q", err, QuotaExceeded)
 	}
