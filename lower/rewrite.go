@@ -259,6 +259,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.typeSwitchInstance(n)
 	case *ast.UnaryExpr:
 		r.recvValue(n)
+		r.addrArrayPtrElem(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
 		r.boolToIface(n)

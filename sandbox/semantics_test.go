@@ -68,6 +68,11 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			cells:  []string{"type T int\nfunc (t T) Add(n int) T { return t + T(n) }", "T.Add(2, 3)"},
 			stdout: "5\n",
 		},
+		{
+			name:   "address-of-element-through-array-pointer",
+			cells:  []string{"func f() int { s := make([]int, 4)\np := (*[4]int)(s)\nx := &p[1]\n*x = 3\nif &p[2] != &s[2] { return -1 }\nreturn s[1] }", "f()"},
+			stdout: "3\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
