@@ -287,6 +287,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.SelectorExpr:
 		r.selector(n)
 		r.methodValue(n)
+		r.pkgVar(n)
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:
