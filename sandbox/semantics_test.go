@@ -82,6 +82,11 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 				"bump(runtime.MemProfileRate)"},
 			stdout: "3\n",
 		},
+		{
+			name:   "embedded-generic-field-by-name",
+			cells:  []string{"type B[T any] struct{ x T }\ntype A struct{ *B[string]; n int }", "a := A{B: &B[string]{\"q\"}, n: 1}\na.B.x = a.x + \"r\"\na.x"},
+			stdout: "\"qr\"\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
