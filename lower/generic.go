@@ -165,6 +165,10 @@ func (r *rewriter) ident(n *ast.Ident) bool {
 		return true
 	}
 	switch obj := info.Uses[n].(type) {
+	case *types.Var:
+		if name, ok := r.embeddedInstance(obj); ok {
+			r.replaceNode(n, name)
+		}
 	case *types.TypeName:
 		if tp, ok := obj.Type().(*types.TypeParam); ok && r.subst != nil {
 			if a, ok := r.subst[tp]; ok {
@@ -177,6 +181,24 @@ func (r *rewriter) ident(n *ast.Ident) bool {
 		}
 	}
 	return true
+}
+
+// embeddedInstance returns the name of the field v in lowered code when v
+// is an embedded generic instance, `struct{ *B[string] }`: there the
+// field's type, and so its name, is the instance's (s.B, A{B: b}).
+func (r *rewriter) embeddedInstance(v *types.Var) (string, bool) {
+	if !v.IsField() || !v.Embedded() {
+		return "", false
+	}
+	t := v.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := t.(*types.Named) // an alias keeps its own name
+	if !ok || named.TypeArgs().Len() == 0 || named.Obj().Name() != v.Name() {
+		return "", false
+	}
+	return r.instanceName(named.Origin().Obj(), named.TypeArgs()), true
 }
 
 func (r *rewriter) instanceName(obj types.Object, targs *types.TypeList) string {

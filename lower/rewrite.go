@@ -259,6 +259,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.typeSwitchInstance(n)
 	case *ast.UnaryExpr:
 		r.recvValue(n)
+		r.addrArrayPtrElem(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
 		r.boolToIface(n)
@@ -286,6 +287,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.SelectorExpr:
 		r.selector(n)
 		r.methodValue(n)
+		r.pkgVar(n)
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:

@@ -68,6 +68,25 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			cells:  []string{"type T int\nfunc (t T) Add(n int) T { return t + T(n) }", "T.Add(2, 3)"},
 			stdout: "5\n",
 		},
+		{
+			name:   "address-of-element-through-array-pointer",
+			cells:  []string{"func f() int { s := make([]int, 4)\np := (*[4]int)(s)\nx := &p[1]\n*x = 3\nif &p[2] != &s[2] { return -1 }\nreturn s[1] }", "f()"},
+			stdout: "3\n",
+		},
+		{
+			name: "assign-to-imported-package-variable",
+			// In a function: a cell without one of lowerTriggers goes to
+			// yaegi as typed. Inside one, yaegi read the value the variable
+			// had when the function was compiled.
+			cells: []string{`import "runtime"`, "func bump(old int) int { runtime.MemProfileRate = old + 1\nruntime.MemProfileRate += 2\nn := runtime.MemProfileRate - old\nruntime.MemProfileRate = old\nreturn n }",
+				"bump(runtime.MemProfileRate)"},
+			stdout: "3\n",
+		},
+		{
+			name:   "embedded-generic-field-by-name",
+			cells:  []string{"type B[T any] struct{ x T }\ntype A struct{ *B[string]; n int }", "a := A{B: &B[string]{\"q\"}, n: 1}\na.B.x = a.x + \"r\"\na.x"},
+			stdout: "\"qr\"\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
