@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chzyer/readline"
 )
@@ -22,9 +23,11 @@ type noCompletion struct{}
 func (noCompletion) Do([]rune, int) ([][]rune, int) { return nil, 0 }
 
 // lineKeys is readline's Listener: forward Delete and completion.
+// readline calls it from its key loop and from Readline's own goroutine
+// (Operation.Runes), so its state is atomic.
 type lineKeys struct {
 	it     *interaction
-	listed bool // candidates are listed: typing narrows them
+	listed atomic.Bool // candidates are listed: typing narrows them
 }
 
 func (k *lineKeys) OnChange(line []rune, pos int, key rune) ([]rune, int, bool) {
@@ -34,10 +37,10 @@ func (k *lineKeys) OnChange(line []rune, pos int, key rune) ([]rune, int, bool) 
 	switch {
 	case key == readline.CharTab:
 		return k.complete(line, pos, true)
-	case k.listed && isWordRune(key):
+	case k.listed.Load() && isWordRune(key):
 		return k.complete(line, pos, false)
 	}
-	k.listed = false
+	k.listed.Store(false)
 	return nil, 0, false
 }
 
@@ -46,7 +49,7 @@ func (k *lineKeys) OnChange(line []rune, pos int, key rune) ([]rune, int, bool) 
 func (k *lineKeys) complete(line []rune, pos int, list bool) ([]rune, int, bool) {
 	suffixes, n := completer{k.it.s}.Do(line, pos)
 	if len(suffixes) == 0 {
-		k.listed = false
+		k.listed.Store(false)
 		return nil, 0, false
 	}
 	common := suffixes[0]
@@ -58,7 +61,7 @@ func (k *lineKeys) complete(line []rune, pos int, list bool) ([]rune, int, bool)
 		common = common[:i]
 	}
 	if len(suffixes) == 1 {
-		k.listed = false
+		k.listed.Store(false)
 	}
 	if len(common) == 0 {
 		if list && len(suffixes) > 1 {
@@ -75,7 +78,7 @@ const maxListed = 200
 
 // list prints the candidates above the line being edited, in columns.
 func (k *lineKeys) list(word string, suffixes [][]rune) {
-	k.listed = true
+	k.listed.Store(true)
 	names := make([]string, 0, len(suffixes))
 	wide := 0
 	for i, s := range suffixes {
