@@ -149,26 +149,35 @@ func (m *Metrics) Record(e repl.Event) {
 // CrashLabel maps a crash reason (free text, with sizes and messages in
 // it) to a label of few values.
 func CrashLabel(reason string) string {
-	for _, c := range []struct{ has, label string }{
+	return labelOf(reason, "runtime", []labelRule{
 		{"memory cap", "memory_cap"},
 		{"disk quota", "disk_quota"},
 		{"interrupted", "interrupt"},
 		{"timed out", "timeout"},
 		{"not ready", "start"},
 		{"protocol", "protocol"},
-	} {
-		if strings.Contains(reason, c.has) {
-			return c.label
+	})
+}
+
+// labelRule gives label to a reason that holds has.
+type labelRule struct{ has, label string }
+
+// labelOf is the label of the first rule whose text reason holds, else
+// fallback: free text in, one of a fixed few labels out.
+func labelOf(reason, fallback string, rules []labelRule) string {
+	for _, r := range rules {
+		if strings.Contains(reason, r.has) {
+			return r.label
 		}
 	}
-	return "runtime"
+	return fallback
 }
 
 // refusalLabel maps a refusal reason (free text with line numbers,
 // addresses and times, partly chosen by the client) to a label of a fixed
 // few values, so that nobody can grow the metric's series.
 func refusalLabel(reason string) string {
-	for _, c := range []struct{ has, label string }{
+	return labelOf(reason, "other", []labelRule{
 		{"penalty", "penalty"},
 		{"per-source-max-startups", "per_source_max_startups"},
 		{"max-startups", "max_startups"},
@@ -182,12 +191,7 @@ func refusalLabel(reason string) string {
 		{"source-address", "from_mismatch"},
 		{"certificate", "certificate"},
 		{"key not", "key_not_authorized"},
-	} {
-		if strings.Contains(reason, c.has) {
-			return c.label
-		}
-	}
-	return "other"
+	})
 }
 
 // SetReady marks the host ready (it serves SSH) or not (starting, shutting
