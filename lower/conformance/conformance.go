@@ -165,12 +165,19 @@ func LoadKnownFailures(path string) (map[string]string, error) {
 	return known, nil
 }
 
+// Racy marks a known failure whose outcome depends on scheduling (a data
+// race inside yaegi itself, which the front end cannot reach): such a case
+// still runs, and either outcome is accepted, so the suite stays exact
+// without asserting on timing.
+const Racy = "racy: "
+
 // CheckKnown compares results with the known failures: a case that fails
 // and is not listed, and one listed that now passes, are both reported.
 func CheckKnown(results []Result, known map[string]string) (problems []string) {
 	for _, r := range results {
-		_, wasKnown := known[r.Case.Name]
+		why, wasKnown := known[r.Case.Name]
 		switch {
+		case wasKnown && strings.HasPrefix(why, Racy):
 		case !r.Pass() && !wasKnown:
 			problems = append(problems, fmt.Sprintf("new failure %s: %s", r.Case.Name, r.Reason()))
 		case r.Pass() && wasKnown:
