@@ -17,9 +17,23 @@ import (
 // tests' TestMain does, since their worker is the test binary.
 const WorkerEnv = "REPLHOST_WORKER"
 
-// workerNice is the CPU priority of workers: below the host's, so a busy
-// session cannot starve the host's SSH handling.
-const workerNice = 10
+// workerNiceStep is how far below the host's CPU priority workers run, so
+// a busy session cannot starve the host's SSH handling. It is relative: a
+// host started under `nice` keeps its workers below itself.
+const workerNiceStep = 10
+
+// workerNice returns the nice value for workers of a host running at
+// hostNice: workerNiceStep below it, at most 19 (the lowest).
+func workerNice(hostNice int) int {
+	return min(hostNice+workerNiceStep, 19)
+}
+
+// threadNice returns the calling thread's nice value. The raw syscall
+// answers 20-nice, not glibc's nice.
+func threadNice() (int, error) {
+	prio, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid())
+	return 20 - prio, err
+}
 
 func workerEnv() []string {
 	return append([]string{
@@ -87,7 +101,10 @@ func startProcess(cmd *exec.Cmd) error {
 
 func spawnLoop(ready chan<- struct{}) {
 	runtime.LockOSThread() // never unlocked: see spawnReqs
-	niceErr := unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), workerNice)
+	hostNice, niceErr := threadNice()
+	if niceErr == nil {
+		niceErr = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), workerNice(hostNice))
+	}
 	close(ready)
 	for r := range spawnReqs {
 		if niceErr != nil {

@@ -37,7 +37,7 @@ func DialKey(tb testing.TB, addr, name string, key gossh.Signer, hostKey gossh.P
 		User:            name,
 		Auth:            []gossh.AuthMethod{gossh.PublicKeys(key)},
 		HostKeyCallback: gossh.FixedHostKey(hostKey),
-		Timeout:         10 * time.Second,
+		Timeout:         30 * time.Second, // handshake bound, generous for a loaded machine
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -90,11 +90,17 @@ func (t *Term) Send(s string) {
 	}
 }
 
+// ExpectWait bounds Expect and Wait. Generous: the bound only matters when
+// a test fails, and a race-built suite on a loaded 2-core machine can be
+// thirty times slower than a quiet run (a 1 MiB line echoed: 0.5 s quiet,
+// over 15 s under load).
+const ExpectWait = 60 * time.Second
+
 // Expect waits until the output holds a match of re and returns the match
 // and what came before it, consuming both; it fails the test at timeout.
 func (t *Term) Expect(re string) []string {
 	t.tb.Helper()
-	m, ok := t.ExpectTimeout(re, 15*time.Second)
+	m, ok := t.ExpectTimeout(re, ExpectWait)
 	if !ok {
 		t.mu.Lock()
 		got := t.buf.String()
@@ -153,7 +159,7 @@ func (t *Term) Wait() int {
 			return -1
 		}
 		return 0
-	case <-time.After(15 * time.Second):
+	case <-time.After(ExpectWait):
 		t.tb.Fatal("session did not end")
 		return -1
 	}

@@ -181,7 +181,7 @@ func (h *Host) ClientConfig(name string) *gossh.ClientConfig {
 		User:            name,
 		Auth:            []gossh.AuthMethod{gossh.PublicKeys(h.keys[name])},
 		HostKeyCallback: gossh.FixedHostKey(h.HostKey.PublicKey()),
-		Timeout:         10 * time.Second,
+		Timeout:         30 * time.Second, // handshake bound, generous for a loaded machine
 	}
 }
 

@@ -117,7 +117,7 @@ func (s *Screen) Resize(cols, rows int) {
 // the test after 15 s with the screen.
 func (s *Screen) WaitFor(what string, ok func(rows []string) bool) []string {
 	s.tb.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // only reached when a test fails; generous for a loaded machine
 	for {
 		rows := s.Text()
 		if ok(rows) {
