@@ -98,3 +98,171 @@ func TestClaimRaceHasOneWinner(t *testing.T) {
 		}
 	}
 }
+
+func TestCountUserAndMembersAcrossNodes(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	var claims []*Claim
+	for i, n := range []*Node{a, a, b, b, b} {
+		c, err := n.Claim(ctxT(t), fmt.Sprintf("u-%d", i), ForUser("ann"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims = append(claims, c)
+	}
+	if _, err := b.Claim(ctxT(t), "other", ForUser("bob")); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*Node{a, b} {
+		if got, err := n.CountUser(ctxT(t), "ann"); err != nil || got != 5 {
+			t.Errorf("%s: CountUser(ann) = %d, %v; want 5", n.Name(), got, err)
+		}
+	}
+	if err := claims[2].Release(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.CountUser(ctxT(t), "ann"); err != nil || got != 4 {
+		t.Errorf("after a release: CountUser(ann) = %d, %v; want 4", got, err)
+	}
+	if got, err := a.CountUser(ctxT(t), "nobody"); err != nil || got != 0 {
+		t.Errorf("CountUser(nobody) = %d, %v; want 0", got, err)
+	}
+	ms, err := a.Members(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Member{{Node: "a", Advertise: "127.0.0.1:a", Sessions: 2}, {Node: "b", Advertise: "127.0.0.1:b", Sessions: 3}}
+	if fmt.Sprint(ms) != fmt.Sprint(want) {
+		t.Errorf("Members = %+v; want %+v", ms, want)
+	}
+}
+
+func TestReleaseThenCheckFailsAndOtherNodeClaims(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	c, err := a.Claim(ctxT(t), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Check(); err != nil {
+		t.Fatalf("Check of a fresh claim: %v", err)
+	}
+	again, err := a.Claim(ctxT(t), "s1")
+	if err != nil || again != c {
+		t.Errorf("second Claim on the owner = %p, %v; want the held claim %p", again, err, c)
+	}
+	if err := c.Release(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Release(ctxT(t)); err != nil {
+		t.Errorf("second Release: %v", err)
+	}
+	if err := c.Check(); !errors.Is(err, ErrLost) {
+		t.Errorf("Check after Release = %v; want ErrLost", err)
+	}
+	if _, ok, err := b.Owner(ctxT(t), "s1"); ok || err != nil {
+		t.Errorf("Owner after Release = %v, %v; want none", ok, err)
+	}
+	cb, err := b.Claim(ctxT(t), "s1")
+	if err != nil {
+		t.Fatalf("claim by b after release: %v", err)
+	}
+	if cb.Fence() <= c.Fence() {
+		t.Errorf("fence of the next owner %d; want above %d", cb.Fence(), c.Fence())
+	}
+}
+
+func TestDrainedNodeGetsNoPlacement(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	if err := a.Drain(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := b.Members(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || !ms[0].Draining || ms[1].Draining {
+		t.Fatalf("Members = %+v; want a draining, b not", ms)
+	}
+	for i := 0; i < 200; i++ {
+		if got := b.Place(fmt.Sprintf("user%d", i), ms); got.Node != "b" {
+			t.Fatalf("Place(user%d) = %q; want b (a drains)", i, got.Node)
+		}
+	}
+}
+
+func TestJoinUnderALiveNameIsRefused(t *testing.T) {
+	srv := etcdtest.Start(t)
+	join(t, srv.Endpoints(), "a")
+	ctx, cancel := context.WithTimeout(context.Background(), testTTL)
+	defer cancel()
+	n, err := Join(ctx, Config{Endpoints: srv.Endpoints(), Node: "a", Advertise: "x:1", TTL: testTTL, Prefix: "/test/"})
+	if !errors.Is(err, ErrNodeInUse) {
+		n.Close()
+		t.Fatalf("second Join of a = %v; want ErrNodeInUse", err)
+	}
+}
+
+func TestBadNamesAreRefused(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := join(t, srv.Endpoints(), "a")
+	for _, id := range []string{"", "a/b", "sp ace", "nl\n", string(make([]byte, maxName+1))} {
+		if _, err := a.Claim(ctxT(t), id); err == nil {
+			t.Errorf("Claim(%q) succeeded; want an invalid-id error", id)
+		}
+	}
+	if _, err := a.Claim(ctxT(t), "ok", ForUser("../x")); err == nil {
+		t.Errorf("Claim ForUser(../x) succeeded; want an invalid-user error")
+	}
+	if _, err := Join(ctxT(t), Config{Endpoints: srv.Endpoints(), Node: "x/y", Advertise: "h:1"}); err == nil {
+		t.Errorf("Join as x/y succeeded")
+	}
+}
+
+func Test300SessionsOverThreeNodes(t *testing.T) {
+	srv := etcdtest.Start(t)
+	nodes := map[string]*Node{}
+	for _, name := range []string{"n1", "n2", "n3"} {
+		nodes[name] = join(t, srv.Endpoints(), name)
+	}
+	ms, err := nodes["n1"].Members(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 300; i++ {
+		user := fmt.Sprintf("user%d", i%60)
+		n := nodes[nodes["n1"].Place(user, ms).Node]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := n.Claim(ctxT(t), fmt.Sprintf("sess-%03d", i), ForUser(user))
+			if err != nil {
+				t.Errorf("claim %d on %s: %v", i, n.Name(), err)
+				return
+			}
+			if err := c.Check(); err != nil {
+				t.Errorf("check %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	ms, err = nodes["n2"].Members(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range ms {
+		if m.Sessions == 0 {
+			t.Errorf("node %s got no sessions: %+v", m.Node, ms)
+		}
+		total += m.Sessions
+	}
+	if total != 300 || len(ms) != 3 {
+		t.Errorf("members %+v hold %d sessions; want 3 nodes, 300", ms, total)
+	}
+	if got, err := nodes["n3"].CountUser(ctxT(t), "user7"); err != nil || got != 5 {
+		t.Errorf("CountUser(user7) = %d, %v; want 5", got, err)
+	}
+}
