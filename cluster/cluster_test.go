@@ -17,9 +17,14 @@ const testTTL = 2 * time.Second
 // join starts a node on endpoints, closed at the end of the test.
 func join(tb testing.TB, endpoints []string, name string) *Node {
 	tb.Helper()
+	return joinTTL(tb, endpoints, name, testTTL)
+}
+
+func joinTTL(tb testing.TB, endpoints []string, name string, ttl time.Duration) *Node {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := Join(ctx, Config{Endpoints: endpoints, Node: name, Advertise: "127.0.0.1:" + name, TTL: testTTL, Prefix: "/test/"})
+	n, err := Join(ctx, Config{Endpoints: endpoints, Node: name, Advertise: "127.0.0.1:" + name, TTL: ttl, Prefix: "/test/"})
 	if err != nil {
 		tb.Fatalf("join %s: %v", name, err)
 	}

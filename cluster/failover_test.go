@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/replhost/replhost/internal/etcdtest"
+	"go.uber.org/goleak"
 )
 
 // failoverBound is how long the tests wait for a dead node's claims to
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 	if ep := os.Getenv(childEnv); ep != "" {
 		os.Exit(childNode(ep))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // childNode joins as "victim", claims the sessions named on stdin's first
@@ -187,6 +188,7 @@ func TestCutOffNodeStopsBeforeTakeover(t *testing.T) {
 	if err := ca.Check(); !errors.Is(err, ErrLost) {
 		t.Errorf("old claim after the rejoin: %v; want ErrLost", err)
 	}
+	eventually(t, failoverBound, "a new Lost epoch", func() bool { return a.Lost() != lost })
 	var oe *OwnedError
 	if _, err := a.Claim(ctxT(t), "s"); !errors.As(err, &oe) || oe.Owner.Node != "b" {
 		t.Errorf("a's claim after rejoining = %v; want OwnedError naming b", err)
@@ -292,4 +294,34 @@ func TestDeletedKeyFailsCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, failoverBound, "Check fails", func() bool { return errors.Is(c.Check(), ErrLost) })
+}
+
+// A Release that cannot reach etcd is retried in the background: the
+// session becomes claimable elsewhere while its old owner lives on.
+func TestFailedReleaseIsRetried(t *testing.T) {
+	srv := etcdtest.Start(t)
+	proxy := etcdtest.NewProxy(t, srv.Addr())
+	// A long TTL: the short cut below must not cost a its lease, or the
+	// keys would go with the lease and prove nothing.
+	a := joinTTL(t, proxy.Endpoints(), "a", 10*time.Second)
+	b := join(t, srv.Endpoints(), "b")
+	c, err := a.Claim(ctxT(t), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	err = c.Release(ctx)
+	cancel()
+	proxy.Restore()
+	if err == nil {
+		t.Fatal("Release through a cut network succeeded")
+	}
+	if err := c.Check(); !errors.Is(err, ErrLost) {
+		t.Errorf("Check after a failed Release = %v; want ErrLost", err)
+	}
+	claimWithin(t, b, "s")
+	if ms, err := b.Members(ctxT(t)); err != nil || len(ms) != 2 {
+		t.Errorf("Members = %+v, %v; want a still alive beside b", ms, err)
+	}
 }
