@@ -44,7 +44,8 @@ const maxTxnOps = 64
 // created, under this node's lease, only if it does not exist, so of nodes
 // racing exactly one wins. If another live node owns it, the error is an
 // *OwnedError naming it. Claiming a session this node already holds
-// returns the held Claim.
+// returns the held Claim; so does claiming one whose earlier Claim here
+// failed after etcd had applied it (ctx ended before the reply).
 func (n *Node) Claim(ctx context.Context, sessionID string, opts ...ClaimOption) (*Claim, error) {
 	if err := checkName("session id", sessionID); err != nil {
 		return nil, err

@@ -148,15 +148,13 @@ func TestClosedNodesClaimsAreFreeAtOnce(t *testing.T) {
 func TestCutOffNodeStopsBeforeTakeover(t *testing.T) {
 	srv := etcdtest.Start(t)
 	proxy := etcdtest.NewProxy(t, srv.Addr())
-	a := join(t, proxy.Endpoints(), "a")
+	a := joinTTL(t, proxy.Endpoints(), "a", testTTL)
 	b := join(t, srv.Endpoints(), "b")
 	ca, err := a.Claim(ctxT(t), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ca.Check(); err != nil {
-		t.Fatal(err)
-	}
+	eventually(t, failoverBound, "Check passes", func() bool { return ca.Check() == nil })
 	lost := a.Lost()
 	cut := time.Now()
 	proxy.Cut()
@@ -202,7 +200,7 @@ func TestCutOffNodeStopsBeforeTakeover(t *testing.T) {
 // renews them when it comes back), so do the claims.
 func TestEtcdRestartKeepsMembersAndClaims(t *testing.T) {
 	srv := etcdtest.Start(t)
-	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	a, b := joinTTL(t, srv.Endpoints(), "a", testTTL), joinTTL(t, srv.Endpoints(), "b", testTTL)
 	var held []*Claim
 	for i := 0; i < 20; i++ {
 		n := []*Node{a, b}[i%2]
@@ -264,8 +262,10 @@ func TestEtcdRestartKeepsMembersAndClaims(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	ms, err := a.Members(ctxT(t))
-	if err != nil || len(ms) != 2 || ms[0].Sessions != 10 || ms[1].Sessions != 10 {
-		t.Errorf("Members after restart = %+v, %v; want a and b with 10 sessions each", ms, err)
+	// At least: a load claim whose reply was lost in the outage stays
+	// (Claim of the same id adopts it) until its node goes.
+	if err != nil || len(ms) != 2 || ms[0].Sessions < 10 || ms[1].Sessions < 10 {
+		t.Errorf("Members after restart = %+v, %v; want a and b with 10 sessions or more each", ms, err)
 	}
 	for i, c := range held {
 		m, ok, err := b.Owner(ctxT(t), c.ID())
@@ -282,7 +282,7 @@ func TestEtcdRestartKeepsMembersAndClaims(t *testing.T) {
 // bug) is found by the periodic compare and fails Check.
 func TestDeletedKeyFailsCheck(t *testing.T) {
 	srv := etcdtest.Start(t)
-	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	a, b := joinTTL(t, srv.Endpoints(), "a", testTTL), join(t, srv.Endpoints(), "b")
 	c, err := a.Claim(ctxT(t), "s")
 	if err != nil {
 		t.Fatal(err)
@@ -301,9 +301,9 @@ func TestDeletedKeyFailsCheck(t *testing.T) {
 func TestFailedReleaseIsRetried(t *testing.T) {
 	srv := etcdtest.Start(t)
 	proxy := etcdtest.NewProxy(t, srv.Addr())
-	// A long TTL: the short cut below must not cost a its lease, or the
-	// keys would go with the lease and prove nothing.
-	a := joinTTL(t, proxy.Endpoints(), "a", 10*time.Second)
+	// The default TTL, 10 s: the short cut below must not cost a its lease,
+	// or the keys would go with the lease and prove nothing.
+	a := join(t, proxy.Endpoints(), "a")
 	b := join(t, srv.Endpoints(), "b")
 	c, err := a.Claim(ctxT(t), "s")
 	if err != nil {
