@@ -211,7 +211,7 @@ func TestJoinUnderALiveNameIsRefused(t *testing.T) {
 	}
 }
 
-func TestBadNamesAreRefused(t *testing.T) {
+func TestBadNamesAndConfigsAreRefused(t *testing.T) {
 	srv := etcdtest.Start(t)
 	a := join(t, srv.Endpoints(), "a")
 	for _, id := range []string{"", "a/b", "sp ace", "nl\n", string(make([]byte, maxName+1))} {
@@ -222,8 +222,17 @@ func TestBadNamesAreRefused(t *testing.T) {
 	if _, err := a.Claim(ctxT(t), "ok", ForUser("../x")); err == nil {
 		t.Errorf("Claim ForUser(../x) succeeded; want an invalid-user error")
 	}
-	if _, err := Join(ctxT(t), Config{Endpoints: srv.Endpoints(), Node: "x/y", Advertise: "h:1"}); err == nil {
-		t.Errorf("Join as x/y succeeded")
+	for _, cfg := range []Config{
+		{Endpoints: srv.Endpoints(), Node: "x/y", Advertise: "h:1"},
+		{Endpoints: srv.Endpoints(), Node: "x", Advertise: ""},
+		{Endpoints: nil, Node: "x", Advertise: "h:1"},
+		{Endpoints: srv.Endpoints(), Node: "x", Advertise: "h:1", TTL: 500 * time.Millisecond},
+		{Endpoints: srv.Endpoints(), Node: "x", Advertise: "h:1", Margin: 5 * time.Second},
+	} {
+		if n, err := Join(ctxT(t), cfg); err == nil {
+			n.Close()
+			t.Errorf("Join(%+v) succeeded; want a config error", cfg)
+		}
 	}
 }
 

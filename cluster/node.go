@@ -28,7 +28,7 @@ type Config struct {
 	Prefix    string        // prefix of every key; zero: "/replhost/"
 	// Margin is how long before the lease could expire that Check starts
 	// failing: a journal write begun after a passing Check must end within
-	// it. Zero: TTL/5.
+	// it. Zero: TTL/5; below TTL/2.
 	Margin time.Duration
 }
 
@@ -105,6 +105,9 @@ func Join(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if cfg.TTL < time.Second {
 		return nil, fmt.Errorf("cluster: TTL %v below 1s", cfg.TTL)
+	}
+	if cfg.Margin < 0 || cfg.Margin >= cfg.TTL/2 {
+		return nil, fmt.Errorf("cluster: margin %v not in [0, TTL/2)", cfg.Margin)
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = "/replhost/"
