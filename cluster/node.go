@@ -61,11 +61,10 @@ const callTimeout = 5 * time.Second
 // Node is this process's membership in the cluster. Its methods are safe
 // for concurrent use.
 type Node struct {
-	cfg    Config
-	keys   keys
-	cli    *clientv3.Client
-	margin time.Duration
-	start  time.Time // base of deadline; its monotonic reading is used
+	cfg   Config
+	keys  keys
+	cli   *clientv3.Client
+	start time.Time // base of deadline; its monotonic reading is used
 
 	// lease is the current lease; deadline is when it stops being proven
 	// alive (nanoseconds since start), read without a lock by Check.
@@ -76,8 +75,9 @@ type Node struct {
 	stop context.CancelFunc
 	done chan struct{} // closed when the keepalive loop returned
 
-	mu         sync.Mutex // guards the fields below
-	ttl        time.Duration
+	mu         sync.Mutex    // guards the fields below
+	ttl        time.Duration // granted by etcd
+	margin     time.Duration
 	lost       chan struct{} // this epoch's Lost channel
 	lostClosed bool
 	lostTimer  *time.Timer
