@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/replhost/replhost/internal/etcdtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // testTTL is short so that failover tests end quickly; it is etcd's
@@ -280,5 +281,34 @@ func Test300SessionsOverThreeNodes(t *testing.T) {
 	}
 	if got, err := nodes["n3"].CountUser(ctxT(t), "user7"); err != nil || got != 5 {
 		t.Errorf("CountUser(user7) = %d, %v; want 5", got, err)
+	}
+}
+
+// A Claim whose reply was lost (etcd applied it, the caller's context
+// ended) leaves the key under the node's lease; claiming again adopts it.
+func TestClaimAdoptsAKeyOfItsOwnLease(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	put, err := a.cli.Put(ctxT(t), a.keys.session("s"), "a", clientv3.WithLease(clientv3.LeaseID(a.lease.Load())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.Claim(ctxT(t), "s")
+	if err != nil {
+		t.Fatalf("claim of a key under a's own lease: %v", err)
+	}
+	if c.Fence() != put.Header.Revision {
+		t.Errorf("fence %d; want the key's create revision %d", c.Fence(), put.Header.Revision)
+	}
+	if err := c.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	// The same name under another lease is not adopted.
+	if _, err := b.cli.Put(ctxT(t), b.keys.session("t"), "a", clientv3.WithLease(clientv3.LeaseID(b.lease.Load()))); err != nil {
+		t.Fatal(err)
+	}
+	var oe *OwnedError
+	if _, err := a.Claim(ctxT(t), "t"); !errors.As(err, &oe) {
+		t.Errorf("claim of a key under another lease = %v; want OwnedError", err)
 	}
 }
