@@ -219,6 +219,9 @@ func (c *commander) drop(args []string) error {
 	if len(args) != 1 || err != nil || n < 1 {
 		return errors.New("usage: :drop N (a cell number that :journal shows)")
 	}
+	if err := c.s.m.checkFence(c.s.id); err != nil {
+		return err
+	}
 	cell, err := c.s.journal.Drop(n - 1)
 	if err != nil {
 		return err

@@ -27,8 +27,12 @@ func (m *Manager) EvictIdle() int {
 	}
 	now := m.now()
 	var victims []*Session
+	owned := m.ownedSet()
 	m.mu.Lock()
 	for _, s := range m.sessions {
+		if owned != nil && !owned[s.id] {
+			continue // another host's to evict (cluster.go)
+		}
 		s.mu.Lock()
 		last := s.lastUsed
 		if last.Before(m.started) {

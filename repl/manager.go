@@ -77,6 +77,9 @@ type Config struct {
 	UserMaxSessions map[string]int
 	// Events receives session events (audit log, metrics); nil: none.
 	Events Events
+	// Ownership fences sessions when several hosts share Root (cluster.go);
+	// nil: this host owns every session under Root.
+	Ownership Ownership
 }
 
 // Manager owns the sessions of a host: it creates them, finds them for
@@ -90,6 +93,9 @@ type Manager struct {
 	stopping   atomic.Bool // Shutdown began: no new sessions, no new interpreters
 	sealKey    []byte      // seals session.json (metaseal.go)
 	legacyMeta bool        // the seal key was made at this start: unsealed session.json files are the last release's
+
+	fences   fences      // claims held on a cluster (cluster.go); fences.mu is never held with mu
+	draining atomic.Bool // Drain began: sessions are handed off when released
 
 	mu       sync.Mutex          // guards sessions and creating
 	sessions map[string]*Session // by uuid
@@ -165,6 +171,8 @@ func (m *Manager) scan() error {
 		name := e.Name()
 		dir := filepath.Join(m.cfg.Root, name)
 		switch {
+		case m.clustered() && !(e.IsDir() && isSessionID(name)):
+			// Another host's creation or removal in progress: its own.
 		case strings.HasPrefix(name, newPrefix) || strings.HasPrefix(name, trashPrefix):
 			// os.RemoveAll unlinks links, never follows them.
 			if err := os.RemoveAll(dir); err != nil {
@@ -182,6 +190,9 @@ func (m *Manager) scan() error {
 					m.cfg.Logger.Warn("skipping session directory", "dir", dir, "err", fmt.Errorf("seal session.json: %w", err))
 					continue
 				}
+			}
+			if md.Ephemeral && m.clustered() {
+				continue // perhaps another host's running script
 			}
 			if md.Ephemeral {
 				if err := removeSessionDir(m.cfg.Root, md.ID, m.sync()); err != nil {
@@ -229,9 +240,19 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 	m.mu.Lock()
 	n := m.creating[owner]
 	for _, s := range m.sessions {
-		if s.owner == owner {
+		if s.owner == owner && !m.clustered() {
 			n++
 		}
+	}
+	if m.clustered() {
+		creating := n
+		m.mu.Unlock()
+		c, err := m.clusterCount(ctx, owner, creating)
+		if err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		n = c
 	}
 	if max := m.maxSessions(owner); n >= max {
 		m.mu.Unlock()
@@ -243,7 +264,13 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 	now := m.now()
 	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive, Ephemeral: ephemeral}
 	dir := filepath.Join(m.cfg.Root, md.ID)
-	err := createSessionDir(m.cfg.Root, md, m.sealKey, m.sync())
+	_, err := m.claim(ctx, md.ID)
+	if err == nil {
+		err = createSessionDir(m.cfg.Root, md, m.sealKey, m.sync())
+		if err != nil {
+			m.unclaim(md.ID)
+		}
+	}
 	var s *Session
 	m.mu.Lock()
 	if m.creating[owner]--; m.creating[owner] == 0 {
@@ -276,6 +303,9 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 // uuid is ErrNoSuchSession. A session restored from disk is rebuilt on its
 // first Eval or Load, not here.
 func (m *Manager) Acquire(owner, id string) (*Session, error) {
+	if m.clustered() {
+		return m.acquireClaimed(owner, id)
+	}
 	return m.use(owner, id, true)
 }
 
@@ -315,6 +345,10 @@ func (m *Manager) Release(s *Session) {
 	if closed {
 		return
 	}
+	defer m.releasedWhileDraining(s)
+	if !m.owned(s.id) {
+		return // another host's now: its session.json is not ours to write
+	}
 	// A kill racing with this write is harmless: the directory is renamed
 	// away before it is removed, so the write fails rather than bring it back.
 	if err := s.saveMeta(md); err != nil {
@@ -324,6 +358,7 @@ func (m *Manager) Release(s *Session) {
 
 // List returns owner's sessions, oldest first.
 func (m *Manager) List(owner string) []Info {
+	m.adoptAll(owner)
 	m.mu.Lock()
 	var out []Info
 	for _, s := range m.sessions {
@@ -340,6 +375,13 @@ func (m *Manager) List(owner string) []Info {
 // terminal told, the interpreter ended and the directory removed. The uuid is
 // never found again.
 func (m *Manager) Kill(owner, id string) error {
+	if m.clustered() {
+		s, err := m.acquireClaimed(owner, id)
+		if err != nil {
+			return err
+		}
+		m.unhold(s)
+	}
 	m.mu.Lock()
 	s, ok := m.sessions[id]
 	if !ok || s.owner != owner {
@@ -378,6 +420,7 @@ func (m *Manager) finish(s *Session, reason string) {
 	if err := removeSessionDir(m.cfg.Root, s.id, m.sync()); err != nil {
 		m.cfg.Logger.Warn("remove session directory", "session", s.id, "err", err)
 	}
+	m.unclaim(s.id)
 	m.cfg.Logger.Info("session ended", "session", s.id, "user", s.owner, "reason", reason)
 	m.emitEnd(s, reason)
 }
@@ -417,11 +460,12 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 			md := s.metaLocked(StateRestorable)
 			closed := s.closed
 			s.mu.Unlock()
-			if !closed {
+			if !closed && m.owned(s.id) {
 				if err := s.saveMeta(md); err != nil {
 					m.cfg.Logger.Warn("save session.json", "session", s.id, "err", err)
 				}
 			}
+			m.unclaim(s.id)
 		}()
 	}
 	done := make(chan struct{})

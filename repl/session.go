@@ -144,6 +144,9 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 	}
 	s.cancel = cancel
 	s.mu.Unlock()
+	if err := s.m.checkFence(s.id); err != nil {
+		return err
+	}
 	defer func() {
 		s.mu.Lock()
 		s.cancel = nil
@@ -183,6 +186,9 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 		return err
 	}
 	if err == nil {
+		if ferr := s.m.checkFence(s.id); ferr != nil {
+			return fmt.Errorf("cell ran but was not saved: %w", ferr)
+		}
 		if jerr := s.journal.Append(cell); jerr != nil {
 			return fmt.Errorf("cell ran but was not saved: %w", jerr)
 		}
@@ -260,6 +266,9 @@ func (s *Session) Reset(ctx context.Context, notice io.Writer) error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	s.unloadLocked()
+	if err := s.m.checkFence(s.id); err != nil {
+		return err
+	}
 	if err := s.journal.Clear(); err != nil {
 		return err
 	}

@@ -19,5 +19,13 @@ func (m *Manager) Counts() map[State]int {
 // requests too short to attach (an sftp operation), which must neither
 // rewrite session.json nor be refused while a cell runs.
 func (m *Manager) Touch(owner, id string) (*Session, error) {
+	if m.clustered() {
+		s, err := m.acquireClaimed(owner, id)
+		if err != nil {
+			return nil, err
+		}
+		m.unhold(s)
+		return s, nil
+	}
 	return m.use(owner, id, false)
 }

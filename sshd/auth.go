@@ -162,6 +162,9 @@ func (s *Server) offer(ctx ssh.Context, key ssh.PublicKey) bool {
 		return false
 	}
 	g, err := s.cfg.Users.Authorize(users.Login{User: ctx.User(), Key: key, Addr: c.addr, TrustedCAs: s.trustedCAs()})
+	if ng, ok := s.nodeGrant(ctx.User(), key); ok {
+		g, err = ng, nil // a login another node forwards (cluster.go)
+	}
 	if err != nil {
 		c.refuse(fp, err.Error())
 		return false

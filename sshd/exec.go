@@ -198,6 +198,9 @@ func (s *Server) cmdKill(sess ssh.Session, args string) int {
 // sftp serves the sftp subsystem (sftp, and scp since OpenSSH 9) over the
 // user's own sessions' artifacts.
 func (s *Server) sftp(sess ssh.Session) {
+	if s.routeElsewhere(sess, "sftp") {
+		return
+	}
 	if err := sftpd.Serve(sess, sessionStores{s.cfg.Manager}, sess.User()); err != nil {
 		s.log.Info("sftp ended", "user", sess.User(), "err", err)
 	}

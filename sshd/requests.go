@@ -29,8 +29,9 @@ func envAllowed(name string) bool {
 
 // chanState is what the filter keeps of one session channel.
 type chanState struct {
-	resize   chan int // newest window width only
-	original string   // the command the client asked for, when command= forced another
+	resize   chan int        // newest window width only
+	window   chan ssh.Window // newest window size, for a login forwarded to another node
+	original string          // the command the client asked for, when command= forced another
 }
 
 var nextChannel atomic.Uint64
@@ -67,7 +68,7 @@ func (f *filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error)
 func (s *Server) filterRequests(ctx ssh.Context, in <-chan *gossh.Request, out chan<- *gossh.Request) {
 	defer close(out)
 	id := strconv.FormatUint(nextChannel.Add(1), 10)
-	st := &chanState{resize: make(chan int, 1)}
+	st := &chanState{resize: make(chan int, 1), window: make(chan ssh.Window, 1)}
 	s.channels.Store(id, st)
 	defer s.channels.Delete(id)
 	grant, authed := grantOf(ctx)
@@ -101,6 +102,11 @@ func (s *Server) filterRequests(ctx ssh.Context, in <-chan *gossh.Request, out c
 				default:
 				}
 				st.resize <- w.Width
+				select {
+				case <-st.window:
+				default:
+				}
+				st.window <- w
 			}
 			req.Reply(ok, nil)
 		case "shell", "exec", "subsystem":

@@ -23,6 +23,9 @@ func (s *Server) route(sess ssh.Session) {
 		sess.Exit(255) // no verified key: cannot happen, never serve it
 		return
 	}
+	if s.routeElsewhere(sess, "") {
+		return
+	}
 	if st := s.channelOf(sess); st.original != "" {
 		s.log.Info("forced command", "user", sess.User(), "command", truncate(sess.RawCommand(), 80), "original_command", truncate(st.original, 80))
 	}

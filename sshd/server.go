@@ -61,6 +61,12 @@ type Config struct {
 	OnAuth func(AuthEvent)
 	// Events receives logins and refusals (audit log, metrics); nil: none.
 	Events repl.Events
+	// Cluster routes logins between the nodes of a cluster (cluster.go);
+	// nil: every login is served here.
+	Cluster Cluster
+	// NodeKey is the key nodes of a cluster log in to each other with
+	// (ROOT/node_key); nil: no node logins are accepted nor made.
+	NodeKey gossh.Signer
 }
 
 // Server is the SSH server of a host.
