@@ -34,6 +34,12 @@ type Sessions interface {
 	KillUser(owner string) int
 }
 
+// Drainer is what a cluster node adds: Drain hands its sessions off to
+// other nodes and returns how many went at once.
+type Drainer interface {
+	Drain() (int, error)
+}
+
 // Listen makes root's admin socket. A socket a dead host left behind is
 // replaced; one a live host answers on is not.
 func Listen(root string) (net.Listener, error) {
@@ -165,6 +171,10 @@ type killed struct {
 	Killed int `json:"killed"`
 }
 
+type drained struct {
+	HandedOff int `json:"handed_off"`
+}
+
 type failure struct {
 	Error string `json:"error"`
 }
@@ -188,6 +198,16 @@ func handler(s Sessions) http.Handler {
 	mux.HandleFunc("POST /users/{name}/kill", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, killed{s.KillUser(r.PathValue("name"))})
 	})
+	if d, ok := s.(Drainer); ok {
+		mux.HandleFunc("POST /drain", func(w http.ResponseWriter, _ *http.Request) {
+			n, err := d.Drain()
+			if err != nil {
+				reply(w, http.StatusConflict, failure{err.Error()})
+				return
+			}
+			reply(w, http.StatusOK, drained{n})
+		})
+	}
 	return mux
 }
 

@@ -78,3 +78,11 @@ func (c *Client) KillUser(user string) (int, error) {
 	err := c.do("POST", "/users/"+url.PathEscape(user)+"/kill", &k)
 	return k.Killed, err
 }
+
+// Drain marks a cluster node draining and returns how many sessions it
+// handed off at once (the detached ones).
+func (c *Client) Drain() (int, error) {
+	var d drained
+	err := c.do("POST", "/drain", &d)
+	return d.HandedOff, err
+}

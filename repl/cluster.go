@@ -15,9 +15,9 @@ import (
 // the session's claim, so that two hosts never run one session. Nil in
 // Config: a single host, which owns every session under its root.
 type Ownership interface {
-	// Claim takes session id for this host, or fails (with the owner's
-	// identity in the error when another live host holds it).
-	Claim(ctx context.Context, id string) (Fence, error)
+	// Claim takes owner's session id for this host, or fails (with the
+	// holder in the error when another live host holds it).
+	Claim(ctx context.Context, id, owner string) (Fence, error)
 	// CountUser is how many sessions owner has across the cluster.
 	CountUser(ctx context.Context, owner string) (int, error)
 }
@@ -49,7 +49,7 @@ func (m *Manager) clustered() bool { return m.cfg.Ownership != nil }
 // claim makes sure this host holds session id (a no-op on a single host);
 // fresh is true when it was not held before, and what this host knows of
 // the session may be stale.
-func (m *Manager) claim(ctx context.Context, id string) (fresh bool, err error) {
+func (m *Manager) claim(ctx context.Context, id, owner string) (fresh bool, err error) {
 	if !m.clustered() {
 		return false, nil
 	}
@@ -63,7 +63,7 @@ func (m *Manager) claim(ctx context.Context, id string) (fresh bool, err error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, claimTimeout)
 	defer cancel()
-	f, err := m.cfg.Ownership.Claim(ctx, id)
+	f, err := m.cfg.Ownership.Claim(ctx, id, owner)
 	if err != nil {
 		return false, err
 	}
@@ -162,7 +162,7 @@ func (m *Manager) acquireClaimed(owner, id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := m.claim(context.Background(), id)
+	fresh, err := m.claim(context.Background(), id, owner)
 	if err != nil {
 		m.drop(s)
 		return nil, err

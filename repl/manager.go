@@ -264,7 +264,7 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 	now := m.now()
 	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive, Ephemeral: ephemeral}
 	dir := filepath.Join(m.cfg.Root, md.ID)
-	_, err := m.claim(ctx, md.ID)
+	_, err := m.claim(ctx, md.ID, owner)
 	if err == nil {
 		err = createSessionDir(m.cfg.Root, md, m.sealKey, m.sync())
 		if err != nil {

@@ -4,6 +4,7 @@
 //	replhost user add|ls|rm ...       manage users
 //	replhost sessions --all           list a running host's sessions
 //	replhost kill UUID                kill a session of a running host
+//	replhost drain --node NAME        hand a cluster node's sessions off
 //	replhost version                  module version and commit
 package main
 
@@ -42,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return sessionsCmd(args, stdout, stderr)
 	case "kill":
 		return killCmd(args, stdout, stderr)
+	case "drain":
+		return drainCmd(args, stdout, stderr)
 	case "version":
 		return versionCmd(args, stdout, stderr)
 	case "worker":
@@ -77,6 +80,7 @@ const usage = `usage:
   replhost user rm NAME                         remove a user and end its sessions
   replhost sessions --all                       list every session of the running host
   replhost kill UUID                            kill a session of the running host
+  replhost drain --node NAME                    hand a cluster node's sessions off to the others
   replhost version                              print the version and commit
   replhost bench [flags]                        measure beside OpenSSH sshd + the yaegi CLI (docs/bench.md)
 each takes --root DIR (default ./replhost-root, or $REPLHOST_ROOT) and --help;

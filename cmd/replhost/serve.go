@@ -18,11 +18,13 @@ import (
 	"github.com/replhost/replhost/admin"
 	"github.com/replhost/replhost/artifacts"
 	"github.com/replhost/replhost/audit"
+	"github.com/replhost/replhost/cluster"
 	"github.com/replhost/replhost/metrics"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
 	"github.com/replhost/replhost/sshd"
 	"github.com/replhost/replhost/users"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // serveConfig is the host's configuration: flags, then REPLHOST_*
@@ -39,8 +41,9 @@ type serveConfig struct {
 	maxStartups                                                         sshd.MaxStartups
 	perSourceMaxStartups                                                sshd.PerSourceLimit
 
-	args    []string    // serve's arguments, read again at SIGHUP
-	modules moduleFlags // :get
+	args    []string     // serve's arguments, read again at SIGHUP
+	modules moduleFlags  // :get
+	cluster clusterFlags // cluster mode (cluster.go)
 
 	logLevel logLevelFlag
 	level    *slog.LevelVar // the running logger's level; a reload sets it
@@ -87,6 +90,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.Var(&c.auditLogMaxSize, "audit-log-max-size", "rotate the audit log at this size")
 	fs.IntVar(&c.auditLogBackups, "audit-log-backups", 0, "rotated audit logs to keep (0: all)")
 	c.modules.register(fs)
+	c.cluster.register(fs)
 	return fs, c
 }
 
@@ -165,7 +169,11 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(c.root, 0o700); err != nil {
 		return fmt.Errorf("create root: %w", err)
 	}
-	unlock, err := lockRoot(c.root)
+	hostDir, err := c.hostDir()
+	if err != nil {
+		return err
+	}
+	unlock, err := lockRoot(hostDir)
 	if err != nil {
 		return err
 	}
@@ -200,6 +208,28 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	var (
+		l         net.Listener
+		node      *cluster.Node
+		ownership repl.Ownership
+		router    sshd.Cluster
+		nodeKey   gossh.Signer
+	)
+	if c.cluster.enabled() {
+		// Listen first: the address is what the node advertises.
+		if l, err = net.Listen("tcp", c.listen); err != nil {
+			return err
+		}
+		defer l.Close()
+		if nodeKey, err = sshd.LoadNodeKey(c.root); err != nil {
+			return fmt.Errorf("node key: %w", err)
+		}
+		if node, err = joinCluster(ctx, c, l.Addr().String()); err != nil {
+			return err
+		}
+		defer node.Close()
+		ownership, router = clusterParts(node)
+	}
 	mgr, err = repl.NewManager(repl.Config{
 		Root: c.root, NewEvaluator: newEval, SessionTTL: c.sessionTTL,
 		MaxSessionsPerUser: c.maxSessions, Logger: log, Events: events,
@@ -207,6 +237,7 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		Artifacts:       artifacts.Limits{MaxFileBytes: int64(c.maxUpload), MaxUnpackedBytes: int64(c.maxUnpacked)},
 		CheckOwner:      configuredUser(dir), ReplayTimeout: c.evalTimeout,
 		Modules: fetcher, ModuleAllowed: moduleChecker(sandbox.NewAllowlist(c.allowPkg)),
+		Ownership: ownership,
 	})
 	if err != nil {
 		return err
@@ -216,30 +247,37 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		EvalTimeout: c.evalTimeout, ExecEvalTimeout: cmp.Or(c.execEvalTimeout, c.evalTimeout),
 		HandshakeTimeout: c.loginGrace, MaxAuthTries: c.maxAuthTries, MaxChannels: c.maxChannels,
 		MaxStartups: c.maxStartups, PerSourceMaxStartups: int(c.perSourceMaxStartups), TrustedUserCAKeys: c.trustedUserCAKeys,
-		Penalties: penaltiesOf(c),
+		Penalties: penaltiesOf(c), Cluster: router, NodeKey: nodeKey,
 	})
 	if err != nil {
 		return err
 	}
 	go reloadOnHangup(ctx, hup, log, configReload(c, mgr), frontDoorReload(srv, c))
-	l, err := net.Listen("tcp", c.listen)
-	if err != nil {
-		return err
+	if l == nil {
+		if l, err = net.Listen("tcp", c.listen); err != nil {
+			return err
+		}
 	}
 	if err := bootstrap(c.root, l.Addr().String(), hostKey, dir, stdout); err != nil {
 		l.Close()
 		return err
 	}
-	al, err := admin.Listen(c.root)
+	al, err := admin.Listen(hostDir)
 	if err != nil {
 		l.Close()
 		return err
 	}
 	log.Info("replhost listening", "addr", l.Addr().String(), "root", c.root, "isolation", c.isolation)
+	if node != nil {
+		log.Info("joined cluster", "node", c.cluster.node, "etcd", c.cluster.etcd)
+	}
 	bgCtx, stopBg := context.WithCancel(ctx)
 	defer stopBg()
 	go mgr.RunEvictor(bgCtx, 0)
-	go admin.Serve(bgCtx, al, mgr)
+	go admin.Serve(bgCtx, al, hostAdmin{mgr, node})
+	if node != nil {
+		go watchLost(bgCtx, node, mgr, log)
+	}
 	if met != nil {
 		ml, err := net.Listen("tcp", c.metricsListen)
 		if err != nil {

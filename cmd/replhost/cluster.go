@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/replhost/replhost/cluster"
+	"github.com/replhost/replhost/repl"
+	"github.com/replhost/replhost/sshd"
+)
+
+// clusterFlags are serve's settings of cluster mode: several nodes on one
+// shared root, coordinated through etcd (docs/cluster.md). Without
+// --cluster-etcd the host is a single host and nothing here runs.
+type clusterFlags struct {
+	etcd, node, advertise string
+	ttl                   time.Duration
+}
+
+func (c *clusterFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.etcd, "cluster-etcd", "", "etcd client URLs, comma-separated: run as one node of a cluster sharing --root (off when empty)")
+	fs.StringVar(&c.node, "node", "", "this node's name in the cluster (default: the host name)")
+	fs.StringVar(&c.advertise, "advertise", "", "HOST:PORT other nodes reach this node's SSH port at (default: --listen)")
+	fs.DurationVar(&c.ttl, "cluster-ttl", 10*time.Second, "lease of this node in etcd: its sessions are taken over this long after it dies")
+}
+
+func (c *clusterFlags) enabled() bool { return c.etcd != "" }
+
+// endpoints is --cluster-etcd as a list.
+func (c *clusterFlags) endpoints() []string {
+	var out []string
+	for _, e := range strings.Split(c.etcd, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// nodeDir is where a node keeps what is its alone on the shared root:
+// its lock and its admin socket, ROOT/nodes/NAME.
+func nodeDir(root, node string) string { return filepath.Join(root, "nodes", node) }
+
+// hostDir is the directory of the host's lock and admin socket: the root,
+// or the node's own directory in cluster mode.
+func (c *serveConfig) hostDir() (string, error) {
+	if !c.cluster.enabled() {
+		return c.root, nil
+	}
+	if c.cluster.node == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return "", fmt.Errorf("--node: %w", err)
+		}
+		c.cluster.node = h
+	}
+	if c.cluster.node == "." || c.cluster.node == ".." || strings.ContainsAny(c.cluster.node, "/ ") {
+		return "", fmt.Errorf("--node %q: want a name without '/' or spaces", c.cluster.node)
+	}
+	dir := nodeDir(c.root, c.cluster.node)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("node directory: %w", err)
+	}
+	return dir, nil
+}
+
+// joinCluster joins etcd as this node, advertising addr unless --advertise
+// says otherwise.
+func joinCluster(ctx context.Context, c *serveConfig, addr string) (*cluster.Node, error) {
+	adv := c.cluster.advertise
+	if adv == "" {
+		adv = addr
+	}
+	jctx, cancel := context.WithTimeout(ctx, c.cluster.ttl+30*time.Second)
+	defer cancel()
+	n, err := cluster.Join(jctx, cluster.Config{Endpoints: c.cluster.endpoints(), Node: c.cluster.node,
+		Advertise: adv, TTL: c.cluster.ttl})
+	if err != nil {
+		return nil, fmt.Errorf("join cluster: %w", err)
+	}
+	return n, nil
+}
+
+// watchLost hands off every session of this node each time it loses its
+// lease (etcd unreachable too long): another node may own them already.
+func watchLost(ctx context.Context, n *cluster.Node, mgr *repl.Manager, log *slog.Logger) {
+	for {
+		lost := n.Lost()
+		select {
+		case <-ctx.Done():
+			return
+		case <-lost:
+		}
+		log.Warn("lost the cluster lease: handing off every session")
+		mgr.DisownAll("this node lost contact with the cluster; attach again")
+		// A new epoch (the lease proven again, or a new one) gives a new
+		// channel; until then poll at a slow pace.
+		t := time.NewTicker(time.Second)
+		for n.Lost() == lost {
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		t.Stop()
+	}
+}
+
+// hostAdmin is the admin socket's view of the host: the sessions, and in
+// cluster mode the drain.
+type hostAdmin struct {
+	*repl.Manager
+	node *cluster.Node // nil: single host, no drain
+}
+
+// Drain marks the node draining in the cluster (no new sessions placed on
+// it) and hands off its detached sessions; attached ones follow at their
+// next detach.
+func (h hostAdmin) Drain() (int, error) {
+	if h.node == nil {
+		return 0, errors.New("not a cluster node (no --cluster-etcd): nothing to drain to")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.node.Drain(ctx); err != nil {
+		return 0, err
+	}
+	return h.Manager.Drain(), nil
+}
+
+// clusterParts are what the cluster adds to the manager and the front door.
+func clusterParts(n *cluster.Node) (repl.Ownership, sshd.Cluster) {
+	cn := sshd.ClusterNode{Node: n}
+	return cn, cn
+}
+
