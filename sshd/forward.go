@@ -1,7 +1,6 @@
 package sshd
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -42,45 +41,38 @@ func (s *Server) forward(sess ssh.Session, addr, subsystem string) int {
 	nc.SetDeadline(time.Time{})
 	client := gossh.NewClient(cc, chans, reqs)
 	defer client.Close()
-	rs, err := client.NewSession()
+	// A raw channel, not gossh.Session: a subsystem must be proxied like
+	// a command, and the exit status read from the channel's requests.
+	ch, in, err := client.OpenChannel("session", nil)
 	if err != nil {
 		return s.forwardFailed(sess, addr, err)
 	}
-	defer rs.Close()
-	for _, kv := range sess.Environ() {
-		if name, value, ok := strings.Cut(kv, "="); ok && name != channelEnvKey {
-			rs.Setenv(name, value) // refused ones are refused there too
+	defer ch.Close()
+	status := make(chan int, 1)
+	go func() {
+		code := 255 // the connection ended without a status (sshd's own)
+		for req := range in {
+			var st struct{ Status uint32 }
+			if req.Type == "exit-status" && gossh.Unmarshal(req.Payload, &st) == nil {
+				code = int(st.Status)
+			}
+			if req.WantReply {
+				req.Reply(false, nil)
+			}
 		}
-	}
-	if pty, _, isPty := sess.Pty(); isPty {
-		if err := rs.RequestPty(pty.Term, pty.Window.Height, pty.Window.Width, gossh.TerminalModes{}); err != nil {
-			return s.forwardFailed(sess, addr, err)
-		}
-	}
-	stdin, err := rs.StdinPipe()
-	if err != nil {
-		return s.forwardFailed(sess, addr, err)
-	}
-	rs.Stdout, rs.Stderr = sess, sess.Stderr()
-	switch {
-	case subsystem != "":
-		err = rs.RequestSubsystem(subsystem)
-	case strings.TrimSpace(sess.RawCommand()) != "":
-		err = rs.Start(sess.RawCommand())
-	default:
-		err = rs.Shell()
-	}
-	if err != nil {
+		status <- code
+	}()
+	if err := s.startRemote(sess, ch, subsystem); err != nil {
 		return s.forwardFailed(sess, addr, err)
 	}
 	s.log.Debug("forwarded", "user", sess.User(), "node", addr, "command", truncate(sess.RawCommand(), 80), "subsystem", subsystem)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		io.Copy(stdin, sess)
-		stdin.Close() // the client's EOF, passed on
+		io.Copy(ch, sess)
+		ch.CloseWrite() // the client's EOF, passed on
 	}()
-	go s.forwardWindow(sess, rs, done)
+	go s.forwardWindow(sess, ch, done)
 	go func() {
 		select {
 		case <-ctx.Done(): // the client went away
@@ -88,11 +80,56 @@ func (s *Server) forward(sess ssh.Session, addr, subsystem string) int {
 		case <-done:
 		}
 	}()
-	return exitStatusOf(rs.Wait())
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(sess.Stderr(), ch.Stderr())
+		close(copied)
+	}()
+	io.Copy(sess, ch)
+	<-copied
+	return <-status
+}
+
+// startRemote sends the client's environment, terminal and command (or
+// shell, or subsystem) on ch, as the client sent them here.
+func (s *Server) startRemote(sess ssh.Session, ch gossh.Channel, subsystem string) error {
+	for _, kv := range sess.Environ() {
+		if name, value, ok := strings.Cut(kv, "="); ok && name != channelEnvKey {
+			// Refused ones are refused there too.
+			if _, err := ch.SendRequest("env", true, gossh.Marshal(struct{ Name, Value string }{name, value})); err != nil {
+				return err
+			}
+		}
+	}
+	if pty, _, isPty := sess.Pty(); isPty {
+		req := struct {
+			Term                 string
+			Cols, Rows, Wpx, Hpx uint32
+			Modes                string
+		}{Term: pty.Term, Cols: uint32(pty.Window.Width), Rows: uint32(pty.Window.Height), Modes: "\x00"}
+		if err := sendOK(ch, "pty-req", gossh.Marshal(req)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case subsystem != "":
+		return sendOK(ch, "subsystem", gossh.Marshal(struct{ Name string }{subsystem}))
+	case strings.TrimSpace(sess.RawCommand()) != "":
+		return sendOK(ch, "exec", gossh.Marshal(struct{ Command string }{sess.RawCommand()}))
+	}
+	return sendOK(ch, "shell", nil)
+}
+
+func sendOK(ch gossh.Channel, name string, payload []byte) error {
+	ok, err := ch.SendRequest(name, true, payload)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s request refused", name)
+	}
+	return err
 }
 
 // forwardWindow passes the client's window changes on until done.
-func (s *Server) forwardWindow(sess ssh.Session, rs *gossh.Session, done <-chan struct{}) {
+func (s *Server) forwardWindow(sess ssh.Session, ch gossh.Channel, done <-chan struct{}) {
 	win := s.channelOf(sess).window
 	if win == nil {
 		return
@@ -100,23 +137,11 @@ func (s *Server) forwardWindow(sess ssh.Session, rs *gossh.Session, done <-chan 
 	for {
 		select {
 		case w := <-win:
-			rs.WindowChange(w.Height, w.Width)
+			ch.SendRequest("window-change", false, gossh.Marshal(struct{ Cols, Rows, Wpx, Hpx uint32 }{uint32(w.Width), uint32(w.Height), 0, 0}))
 		case <-done:
 			return
 		}
 	}
-}
-
-// exitStatusOf is the remote command's exit status as the client gets it.
-func exitStatusOf(err error) int {
-	var exit *gossh.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		return exit.ExitStatus()
-	}
-	return 255 // the connection ended without a status (sshd's own)
 }
 
 func (s *Server) forwardFailed(sess ssh.Session, addr string, err error) int {
