@@ -35,8 +35,12 @@ type Fence interface {
 // holds the session's claim.
 var ErrNotOwned = errors.New("session moved to another node; attach again")
 
-// claimTimeout bounds one call to the cluster's store.
-const claimTimeout = 10 * time.Second
+// claimTimeout bounds one call to the cluster's store; releaseTimeout a
+// release (a lost lease releases everything anyway).
+const (
+	claimTimeout   = 10 * time.Second
+	releaseTimeout = 2 * time.Second
+)
 
 // fences are the claims this host holds, by session uuid.
 type fences struct {
@@ -117,7 +121,7 @@ func (m *Manager) unclaim(id string) {
 	delete(m.fences.held, id)
 	m.fences.mu.Unlock()
 	if ok {
-		ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 		defer cancel()
 		if err := f.Release(ctx); err != nil {
 			m.cfg.Logger.Warn("release session claim", "session", id, "err", err)

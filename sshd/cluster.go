@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/subtle"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gliderlabs/ssh"
 	"github.com/replhost/replhost/users"
@@ -25,7 +27,13 @@ type Cluster interface {
 	// OwnerIn is the owner's address a failed claim names (another node
 	// won a race); ok false for other errors.
 	OwnerIn(err error) (addr string, ok bool)
+	// Err is why this node cannot serve sessions now (it cannot prove
+	// its lease to etcd); nil when it can.
+	Err() error
 }
+
+// clusterCallTimeout bounds one routing question to the cluster.
+const clusterCallTimeout = 5 * time.Second
 
 // nodeSource is the grant of a login forwarded by another node: it
 // authenticated with the node key, which only the nodes read (ROOT/node_key).
@@ -71,7 +79,16 @@ func forwarded(sess ssh.Session) bool {
 // routeElsewhere carries sess to the node that should serve it, when that
 // is another node, and reports whether it did.
 func (s *Server) routeElsewhere(sess ssh.Session, subsystem string) bool {
-	if s.cfg.Cluster == nil || s.cfg.NodeKey == nil || forwarded(sess) {
+	if s.cfg.Cluster == nil || s.cfg.NodeKey == nil {
+		return false
+	}
+	if err := s.cfg.Cluster.Err(); err != nil {
+		// Its sessions may be another node's already: serve none.
+		fmt.Fprintf(sess.Stderr(), "error: this node is cut off from the cluster (%v); try again or another node\n", err)
+		sess.Exit(1)
+		return true
+	}
+	if forwarded(sess) {
 		return false
 	}
 	addr, ok := s.target(sess, subsystem)
@@ -84,7 +101,8 @@ func (s *Server) routeElsewhere(sess ssh.Session, subsystem string) bool {
 
 // target is where sess belongs when that is another node.
 func (s *Server) target(sess ssh.Session, subsystem string) (string, bool) {
-	ctx := sess.Context()
+	ctx, cancel := context.WithTimeout(sess.Context(), clusterCallTimeout)
+	defer cancel()
 	id, placed := sessionOfCommand(sess, subsystem)
 	if placed {
 		addr, self, err := s.cfg.Cluster.Place(ctx, sess.User())

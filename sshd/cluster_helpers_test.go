@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -145,4 +144,4 @@ func loaded(n *clusterNode, id string) bool {
 	return false
 }
 
-var testLog io.Writer = os.Stderr
+var testLog io.Writer = io.Discard

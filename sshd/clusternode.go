@@ -36,6 +36,16 @@ func (c ClusterNode) Place(ctx context.Context, user string) (addr string, self 
 	return m.Advertise, false, nil
 }
 
+// Err is ErrLost's kin while the node cannot prove its lease.
+func (c ClusterNode) Err() error {
+	select {
+	case <-c.Node.Lost():
+		return errors.New("etcd unreachable, lease unconfirmed")
+	default:
+		return nil
+	}
+}
+
 // OwnerIn is the address of the node a failed claim names.
 func (c ClusterNode) OwnerIn(err error) (string, bool) {
 	var owned *cluster.OwnedError
