@@ -319,6 +319,9 @@ func (m *Manager) Drain() int {
 	return n
 }
 
+// Draining reports whether Drain was called.
+func (m *Manager) Draining() bool { return m.draining.Load() }
+
 // releasedWhileDraining hands s off once its last hold ends on a draining host.
 func (m *Manager) releasedWhileDraining(s *Session) {
 	if !m.draining.Load() {

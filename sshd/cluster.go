@@ -123,6 +123,13 @@ func (s *Server) target(sess ssh.Session, subsystem string) (string, bool) {
 	if ok {
 		return addr, !self
 	}
+	if s.cfg.Manager.Draining() {
+		// A draining node takes no session: the placed node restores it.
+		addr, self, err := s.cfg.Cluster.Place(ctx, sess.User())
+		if err == nil && !self {
+			return addr, true
+		}
+	}
 	// No live owner: claim it here (failover restores it from the shared
 	// root on first use); a node that won the race meanwhile serves it.
 	rs, err := s.cfg.Manager.Acquire(sess.User(), id)

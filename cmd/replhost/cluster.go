@@ -142,4 +142,3 @@ func clusterParts(n *cluster.Node) (repl.Ownership, sshd.Cluster) {
 	cn := sshd.ClusterNode{Node: n}
 	return cn, cn
 }
-

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replhost/replhost/internal/etcdtest"
+	"github.com/replhost/replhost/users"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// clusterSSH runs stock OpenSSH's ssh against the nodes of one root.
+type clusterSSH struct {
+	key, knownHosts string
+}
+
+func newClusterSSH(tb testing.TB, root string, nodes ...*hostProc) *clusterSSH {
+	tb.Helper()
+	hostKey, _, err := users.LoadOrCreateKey(filepath.Join(root, hostKeyFile), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var kh strings.Builder
+	for _, n := range nodes {
+		kh.WriteString(knownHostsLine("127.0.0.1", n.Port, hostKey))
+	}
+	c := &clusterSSH{key: filepath.Join(root, "users", "tester", "id_ed25519"), knownHosts: filepath.Join(tb.TempDir(), "known_hosts")}
+	if err := os.WriteFile(c.knownHosts, []byte(kh.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// run runs ssh to node n with command and stdin; it returns stdout,
+// stderr and the exit status.
+func (c *clusterSSH) run(tb testing.TB, n *hostProc, stdin, command string) (string, string, int) {
+	tb.Helper()
+	cmd := exec.Command("ssh", "-i", c.key, "-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile="+c.knownHosts,
+		"-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-p", n.Port, "tester@127.0.0.1", command)
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		tb.Fatalf("ssh: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func startClusterNode(tb testing.TB, root string, etcd []string, name string) *hostProc {
+	tb.Helper()
+	return startHostProc(tb, root, "--isolation", "inproc", "--cluster-etcd", strings.Join(etcd, ","),
+		"--node", name, "--cluster-ttl", "2s")
+}
+
+// Three replhost processes on one root and one etcd, driven with OpenSSH:
+// a session made through node 1 is used through the others; its owner is
+// SIGKILLed and another node restores it from the journal; that node is
+// drained (replhost drain) and the third takes the session over.
+func TestClusterProcessesFailoverAndDrain(t *testing.T) {
+	needTool(t, "ssh")
+	etcd := etcdtest.Start(t)
+	root := filepath.Join(t.TempDir(), "root")
+	nodes := []*hostProc{startClusterNode(t, root, etcd.Endpoints(), "n1")} // first: it makes the user
+	nodes = append(nodes, startClusterNode(t, root, etcd.Endpoints(), "n2"), startClusterNode(t, root, etcd.Endpoints(), "n3"))
+	c := newClusterSSH(t, root, nodes...)
+	out, errs, code := c.run(t, nodes[0], "", "new")
+	id := strings.TrimSpace(out)
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("new through n1: %q %q %d", out, errs, code)
+	}
+	if _, errs, code := c.run(t, nodes[1], "", "eval --session "+id+" x := 41"); code != 0 {
+		t.Fatalf("define through n2: %q %d", errs, code)
+	}
+	home := ownerOf(t, etcd.Endpoints(), id)
+	if out, errs, code := c.run(t, nodes[(home+2)%3], "", "eval --session "+id+" x + 1"); code != 0 || out != "42\n" {
+		t.Fatalf("use through a third node: %q %q %d", out, errs, code)
+	}
+
+	nodes[home].Kill()
+	via := nodes[(home+1)%3]
+	start := time.Now()
+	deadline := start.Add(30 * time.Second)
+	for {
+		out, errs, code := c.run(t, via, "", "eval --session "+id+" x + 1")
+		if code == 0 {
+			if out != "42\n" {
+				t.Fatalf("restored session: %q; want 42", out)
+			}
+			break
+		}
+		// Until the dead node's lease expires the session is still its.
+		if !strings.Contains(errs, "cannot be reached") || time.Now().After(deadline) {
+			t.Fatalf("after SIGKILL of n%d, through %s: %q %d", home+1, via.Addr, errs, code)
+		}
+	}
+	t.Logf("failover: session usable again through another node %v after SIGKILL (lease TTL 2s)", time.Since(start).Round(time.Millisecond))
+	heir := ownerOf(t, etcd.Endpoints(), id)
+	if heir != (home+1)%3 {
+		t.Fatalf("after failover n%d owns the session; want n%d, the node it was used through", heir+1, (home+1)%3+1)
+	}
+
+	var drainOut, drainErr bytes.Buffer
+	if code := run([]string{"drain", "--root", root, "--node", "n" + string(rune('1'+heir))}, &drainOut, &drainErr); code != 0 {
+		t.Fatalf("replhost drain: %d %s", code, drainErr.String())
+	}
+	if !strings.Contains(drainOut.String(), ": 1 detached sessions handed off") {
+		t.Errorf("drain said %q; want 1 session handed off", drainOut.String())
+	}
+	last := 3 - home - heir
+	if out, errs, code := c.run(t, nodes[heir], "", "eval --session "+id+" x + 1"); code != 0 || out != "42\n" {
+		t.Fatalf("after drain, through the drained node: %q %q %d", out, errs, code)
+	}
+	if got := ownerOf(t, etcd.Endpoints(), id); got != last {
+		t.Errorf("after drain the session runs on n%d; want n%d (the drained node takes none)", got+1, last+1)
+	}
+}
+
+// ownerOf is the index of the node etcd names as session id's owner
+// (read as cluster's keys lay it out: /replhost/sessions/<id> = node).
+func ownerOf(tb testing.TB, etcd []string, id string) int {
+	tb.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: etcd, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := cli.Get(ctx, "/replhost/sessions/"+id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(resp.Kvs) == 0 {
+		return -1
+	}
+	var n int
+	if _, err := fmt.Sscanf(string(resp.Kvs[0].Value), "n%d", &n); err != nil {
+		tb.Fatalf("owner %q: %v", resp.Kvs[0].Value, err)
+	}
+	return n - 1
+}
