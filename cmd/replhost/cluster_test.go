@@ -150,3 +150,18 @@ func ownerOf(tb testing.TB, etcd []string, id string) int {
 	}
 	return n - 1
 }
+
+// The cluster settings come from the config file under their flag names,
+// and the command line wins over it.
+func TestClusterSettingsFromConfigFile(t *testing.T) {
+	path := writeConfig(t, "cluster-etcd = \"http://a:2379,http://b:2379\"\nnode = \"n7\"\nadvertise = \"n7.example:2222\"\ncluster-ttl = \"3s\"\n")
+	var out, errs bytes.Buffer
+	c, code, ok := parseServe([]string{"--config", path, "--node", "n8"}, &out, &errs)
+	if !ok {
+		t.Fatalf("parse: %d %s", code, errs.String())
+	}
+	got := fmt.Sprintf("%q %s %s %s", c.cluster.endpoints(), c.cluster.node, c.cluster.advertise, c.cluster.ttl)
+	if want := `["http://a:2379" "http://b:2379"] n8 n7.example:2222 3s`; got != want {
+		t.Errorf("got %s; want %s", got, want)
+	}
+}
