@@ -77,6 +77,22 @@ func TestClusterSessionUsedThroughEveryNode(t *testing.T) {
 	if !strings.Contains(got.Stdout, "files/more.txt 4 ") {
 		t.Errorf("artifacts ls through n3 after sftp put: %+v; want files/more.txt", got)
 	}
+	// A terminal attached through a node that is not the owner: the
+	// prompt, the session's state, a window change, Ctrl-D detaches.
+	via := nodes[0]
+	for _, n := range nodes {
+		if n.name != home {
+			via = n
+		}
+	}
+	term := testhost.OpenTerm(t, r.dial(t, via, "alice"), "attach "+id)
+	term.Expect(`go> `)
+	term.Send("x\r")
+	term.Expect(`\r\n41\r\n`)
+	term.Send("\x04")
+	if code := term.Wait(); code != 0 {
+		t.Errorf("detach through %s: status %d; want 0", via.name, code)
+	}
 	// It ran on one node, the same all along.
 	if now, _ := owner(t, nodes[2], id); now != home {
 		t.Errorf("owner moved from %s to %s without a failover", home, now)
