@@ -3,7 +3,6 @@ package sshd
 import (
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"time"
 
@@ -21,32 +20,13 @@ const forwardDialTimeout = 10 * time.Second
 // io.Copy's and the SSH channel windows: nothing grows with the stream.
 func (s *Server) forward(sess ssh.Session, addr, subsystem string) int {
 	ctx := sess.Context()
-	cfg := &gossh.ClientConfig{
-		User:            sess.User(),
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(s.cfg.NodeKey)},
-		HostKeyCallback: gossh.FixedHostKey(s.cfg.HostKey.PublicKey()), // all nodes share one host key
-		Timeout:         forwardDialTimeout,
-	}
-	d := net.Dialer{Timeout: forwardDialTimeout}
-	nc, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return s.forwardFailed(sess, addr, err)
-	}
-	nc.SetDeadline(time.Now().Add(forwardDialTimeout))
-	cc, chans, reqs, err := gossh.NewClientConn(nc, addr, cfg)
-	if err != nil {
-		nc.Close()
-		return s.forwardFailed(sess, addr, err)
-	}
-	nc.SetDeadline(time.Time{})
-	client := gossh.NewClient(cc, chans, reqs)
-	defer client.Close()
 	// A raw channel, not gossh.Session: a subsystem must be proxied like
 	// a command, and the exit status read from the channel's requests.
-	ch, in, err := client.OpenChannel("session", nil)
+	ch, in, done, err := s.channel(ctx, addr, sess.User())
 	if err != nil {
 		return s.forwardFailed(sess, addr, err)
 	}
+	defer done()
 	defer ch.Close()
 	status := make(chan int, 1)
 	go func() {
@@ -66,18 +46,18 @@ func (s *Server) forward(sess ssh.Session, addr, subsystem string) int {
 		return s.forwardFailed(sess, addr, err)
 	}
 	s.log.Debug("forwarded", "user", sess.User(), "node", addr, "command", truncate(sess.RawCommand(), 80), "subsystem", subsystem)
-	done := make(chan struct{})
-	defer close(done)
+	ended := make(chan struct{})
+	defer close(ended)
 	go func() {
 		io.Copy(ch, sess)
 		ch.CloseWrite() // the client's EOF, passed on
 	}()
-	go s.forwardWindow(sess, ch, done)
+	go s.forwardWindow(sess, ch, ended)
 	go func() {
 		select {
 		case <-ctx.Done(): // the client went away
-			client.Close()
-		case <-done:
+			ch.Close()
+		case <-ended:
 		}
 	}()
 	copied := make(chan struct{})

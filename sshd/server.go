@@ -81,6 +81,7 @@ type Server struct {
 	cas      atomic.Pointer[[]gossh.PublicKey]
 	execs    map[string]execCommand
 
+	fwd            nodeConns      // internal connections to other nodes (forwardpool.go)
 	handlers       sync.WaitGroup // running handlers: Shutdown and Close wait for them
 	keepaliveEvery time.Duration  // keepaliveInterval; shorter in tests
 }
@@ -159,6 +160,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // writes after it.
 func (s *Server) Close() error {
 	err := s.srv.Close()
+	s.closeNodeConns()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s.waitHandlers(ctx)
