@@ -129,6 +129,10 @@ func (m *Manager) unclaim(id string) {
 	}
 }
 
+// Owns reports whether this host holds session id's claim (always on a
+// single host).
+func (m *Manager) Owns(id string) bool { return m.owned(id) }
+
 // owned reports whether this host holds session id (always on a single host).
 func (m *Manager) owned(id string) bool {
 	return m.checkFence(id) == nil

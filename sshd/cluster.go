@@ -112,8 +112,8 @@ func (s *Server) target(sess ssh.Session, subsystem string) (string, bool) {
 		}
 		return addr, !self
 	}
-	if id == "" {
-		return "", false
+	if id == "" || s.cfg.Manager.Owns(id) {
+		return "", false // no round trip to etcd for this node's own sessions
 	}
 	addr, self, ok, err := s.cfg.Cluster.Owner(ctx, id)
 	if err != nil {
