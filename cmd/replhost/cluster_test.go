@@ -110,8 +110,13 @@ func TestClusterProcessesFailoverAndDrain(t *testing.T) {
 		t.Fatalf("after failover n%d owns the session; want n%d, the node it was used through", heir+1, (home+1)%3+1)
 	}
 
+	var list, listErr bytes.Buffer
+	if code := run([]string{"sessions", "--all", "--root", root, "--node", fmt.Sprintf("n%d", heir+1)}, &list, &listErr); code != 0 ||
+		!strings.Contains(list.String(), id+" tester detached") {
+		t.Errorf("sessions --all --node n%d: %d %q %q; want the session, detached", heir+1, code, list.String(), listErr.String())
+	}
 	var drainOut, drainErr bytes.Buffer
-	if code := run([]string{"drain", "--root", root, "--node", "n" + string(rune('1'+heir))}, &drainOut, &drainErr); code != 0 {
+	if code := run([]string{"drain", "--root", root, "--node", fmt.Sprintf("n%d", heir+1)}, &drainOut, &drainErr); code != 0 {
 		t.Fatalf("replhost drain: %d %s", code, drainErr.String())
 	}
 	if !strings.Contains(drainOut.String(), ": 1 detached sessions handed off") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 
@@ -15,7 +16,7 @@ func drainCmd(args []string, stdout, stderr io.Writer) int {
 	const use = "replhost drain --node NAME"
 	fs := newFlagSet("replhost drain", use, stdout, stderr)
 	root := rootFlag(fs)
-	node := fs.String("node", "", "the node to drain (its admin socket is ROOT/nodes/NAME/admin.sock)")
+	node := nodeFlag(fs)
 	rest, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -36,4 +37,18 @@ func drainCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "node %s draining: %d detached sessions handed off; attached ones follow at their next detach\n", *node, n)
 	return 0
+}
+
+// nodeFlag adds --node to an admin command: the cluster node whose admin
+// socket (ROOT/nodes/NAME/admin.sock) it talks to.
+func nodeFlag(fs *flag.FlagSet) *string {
+	return fs.String("node", "", "cluster node to talk to (its admin socket is ROOT/nodes/NAME/admin.sock); empty: the single host of --root")
+}
+
+// adminDir is where the admin socket of root's host, or of its node, is.
+func adminDir(root, node string) string {
+	if node == "" {
+		return root
+	}
+	return nodeDir(root, node)
 }

@@ -13,6 +13,7 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 	const use = "replhost sessions --all"
 	fs := newFlagSet("replhost sessions", use, stdout, stderr)
 	root := rootFlag(fs)
+	node := nodeFlag(fs)
 	fs.Bool("all", true, "every user's sessions (the only listing the host side has)")
 	rest, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -22,7 +23,7 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replhost: usage: %s\n", use)
 		return 2
 	}
-	c, err := admin.Dial(*root)
+	c, err := admin.Dial(adminDir(*root, *node))
 	if err != nil {
 		fmt.Fprintf(stderr, "replhost: %v\n", err)
 		return 1
@@ -44,6 +45,7 @@ func killCmd(args []string, stdout, stderr io.Writer) int {
 	const use = "replhost kill UUID"
 	fs := newFlagSet("replhost kill", use, stdout, stderr)
 	root := rootFlag(fs)
+	node := nodeFlag(fs)
 	rest, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -52,7 +54,7 @@ func killCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replhost: usage: %s\n", use)
 		return 2
 	}
-	c, err := admin.Dial(*root)
+	c, err := admin.Dial(adminDir(*root, *node))
 	if err == nil {
 		err = c.Kill(rest[0])
 	}
