@@ -92,9 +92,9 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 // yaegi hands fmt such a value without its methods unless its fmt symbols
 // came with yaegi's interface map, and boxing is the one conversion it gets
 // right either way. A constant (`Green+1`) is boxed as a converted literal
-// (yaegi boxed the expression as nil); the elements of a slice or array and
-// the values of a map are boxed one by one (fmt calls their methods at any
-// depth in Go); an interface operand is boxed by what it holds. It reports
+// (yaegi boxed the expression as nil); a composite is rebuilt with its
+// parts formatted by their methods (fmt calls them at any depth in Go,
+// fmtdeep.go); an interface operand is boxed by what it holds. It reports
 // whether it boxed a.
 func (r *rewriter) boxMethods(a ast.Expr) bool {
 	t := r.typeOf(a)
@@ -104,10 +104,7 @@ func (r *rewriter) boxMethods(a ast.Expr) bool {
 	if types.IsInterface(t) {
 		return r.boxDynamic(a, t)
 	}
-	if !r.mentionsCellType(t) {
-		return false
-	}
-	if iface := r.methodIface(t); iface != "" {
+	if iface := r.methodIface(t); iface != "" && r.mentionsCellType(t) {
 		text := r.nodeText(a)
 		if tv := r.code.info.Types[a]; tv.Value != nil {
 			text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
@@ -115,39 +112,7 @@ func (r *rewriter) boxMethods(a ast.Expr) bool {
 		r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
 		return true
 	}
-	var elem types.Type
-	var key string
-	switch u := t.Underlying().(type) {
-	case *types.Slice:
-		elem = u.Elem()
-	case *types.Array:
-		elem = u.Elem()
-	case *types.Map:
-		elem = u.Elem()
-		key = r.ctx.typeText(u.Key(), r.subst)
-	default:
-		return false
-	}
-	iface := r.methodIface(elem)
-	if iface == "" || types.IsInterface(elem) {
-		return false
-	}
-	// Each element formatted by its own method into a native value: boxed
-	// in a loop, yaegi's boxes all showed the last element.
-	conv := r.ctx.qualify(rtPath) + ".Stringer(xs[i].String())"
-	if iface == "error" {
-		conv = r.ctx.qualify(rtPath) + ".Errorer(xs[i].Error())"
-	}
-	tt := r.ctx.typeText(t, r.subst)
-	var body string
-	if key != "" {
-		conv = strings.ReplaceAll(conv, "xs[i]", "xs[k]")
-		body = "map[" + key + "]any { out := make(map[" + key + "]any, len(xs)); for k := range xs { out[k] = " + conv + " }; return out }"
-	} else {
-		body = "[]any { out := make([]any, len(xs)); for i := range xs { out[i] = " + conv + " }; return out }"
-	}
-	r.replaceNode(a, "func(xs "+tt+") "+body+"("+r.nodeText(a)+")")
-	return true
+	return r.boxDeep(a, t, false)
 }
 
 // methodIface names the interface of fmt's that t implements, or "".
@@ -167,13 +132,10 @@ func (r *rewriter) boxDynamic(a ast.Expr, t types.Type) bool {
 	if !r.ctx.chk.declaresFmtMethods() || r.methodIface(t) != "" {
 		return false // the interface itself is error or a Stringer: yaegi keeps it
 	}
-	rt := r.ctx.qualify(rtPath)
-	// Comma-ok assertions to literal interfaces: yaegi v0.16.1 gets a type
-	// switch on them wrong, and an assertion to error fails in reflect.
-	r.replaceNode(a, "func(v "+r.ctx.typeText(t, r.subst)+") any { if x, ok := v.(interface{ Error() string }); ok { return "+
-		rt+".Errorer(x.Error()) }; if x, ok := v.(interface{ String() string }); ok { return "+rt+".Stringer(x.String()) }; return v }("+
-		r.nodeText(a)+")")
-	return true
+	// Comma-ok assertions to literal interfaces (fmtdeep.go): yaegi v0.16.1
+	// gets a type switch on them wrong, and an assertion to error fails in
+	// reflect.
+	return r.boxDeep(a, t, false)
 }
 
 var (

@@ -66,6 +66,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	for _, st := range c.body.List {
 		r.wrapped = needsFuncScope(st, chk.info, chk.pkg)
 		r.walk(st)
+		r.showExpr(st)
 		if r.wrapped {
 			// A named function: yaegi runs a function literal called at
 			// top level again in later Evals.

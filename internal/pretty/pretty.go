@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/replhost/replhost/internal/fmtmirror"
 )
 
 // Width is the line length past which a composite value is spread over
@@ -116,6 +118,9 @@ func (p *printer) node(v reflect.Value, depth int, top bool) node {
 	}
 	if depth > maxDepth {
 		return leaf("...")
+	}
+	if n, ok := p.mirrored(v, depth); ok {
+		return n
 	}
 	if s, ok := method(v); ok {
 		return leaf(s)
@@ -244,4 +249,34 @@ func printableBytes(v reflect.Value) (string, bool) {
 		}
 	}
 	return string(b), true
+}
+
+// mirrored renders the stand-ins the front end builds for values of
+// interpreted types (internal/fmtmirror) as the values they stand for.
+func (p *printer) mirrored(v reflect.Value, depth int) (node, bool) {
+	if !v.CanInterface() {
+		return node{}, false
+	}
+	switch m := v.Interface().(type) {
+	case fmtmirror.Struct:
+		elems := make([]node, len(m.Vals))
+		for i, x := range m.Vals {
+			elems[i] = prefixed(m.Names[i]+":", p.node(reflect.ValueOf(x), depth+1, false))
+		}
+		return composite("{", elems, "}"), true
+	case fmtmirror.Ptr:
+		return prefixed("&", p.node(reflect.ValueOf(m.Elem), depth+1, false)), true
+	case fmtmirror.Map:
+		elems := make([]node, 0, min(len(m.Keys), maxElems+1))
+		for i := range m.Keys {
+			if i == maxElems {
+				elems = append(elems, leaf(fmt.Sprintf("...(%d more)", len(m.Keys)-i)))
+				break
+			}
+			key := p.node(reflect.ValueOf(m.Keys[i]), depth+1, false).flat()
+			elems = append(elems, prefixed(key+":", p.node(reflect.ValueOf(m.Vals[i]), depth+1, false)))
+		}
+		return composite("map[", elems, "]"), true
+	}
+	return node{}, false
 }
