@@ -45,3 +45,10 @@ func (s *Session) TypeOf(expr string) (string, error) {
 	}
 	return "", errors.New("not one expression")
 }
+
+// ImportPath returns the path of the package the session's code names
+// name (an import's name, explicit or the package's own), for :doc.
+func (s *Session) ImportPath(name string) (string, bool) {
+	path, ok := s.importSet()[name]
+	return path, ok && path != ""
+}

@@ -25,13 +25,9 @@ func (c *commander) typeOf(args []string, line string) error {
 	if len(args) == 0 || expr == "" {
 		return errors.New("usage: :type EXPR")
 	}
-	cells, err := c.s.journal.Cells()
+	ls, err := c.frontEnd()
 	if err != nil {
 		return err
-	}
-	ls := lower.NewSession(lower.Options{Classes: filepath.Join(c.s.dir, "classes")})
-	for _, cell := range cells {
-		ls.Commit(cell)
 	}
 	t, err := ls.TypeOf(expr)
 	if err != nil {
@@ -39,6 +35,20 @@ func (c *commander) typeOf(args []string, line string) error {
 	}
 	fmt.Fprintln(c.out, t)
 	return nil
+}
+
+// frontEnd is the Go front end after the session's journal, with the
+// session's packages (uploaded, or fetched with :get) under classes/src.
+func (c *commander) frontEnd() (*lower.Session, error) {
+	cells, err := c.s.journal.Cells()
+	if err != nil {
+		return nil, err
+	}
+	ls := lower.NewSession(lower.Options{Classes: filepath.Join(c.s.dir, "classes")})
+	for _, cell := range cells {
+		ls.Commit(cell)
+	}
+	return ls, nil
 }
 
 // program is the session's journal as one Go program: the imports, the

@@ -19,7 +19,9 @@ import (
 
 // :doc PKG[.NAME[.METHOD]] prints go/doc's documentation of a package of
 // the standard library (from $GOROOT/src, when the host has it) or of the
-// session's own packages (classes/src), read as hostile input: through an
+// session's own packages (classes/src: uploaded, or modules fetched with
+// :get); PKG is a path or the name the session imported it by. The source
+// is read as hostile input: through an
 // os.Root, regular files only, each file and the total bounded.
 
 // maxDocSource bounds the source read for one :doc.
@@ -32,6 +34,14 @@ func (c *commander) doc(args []string) error {
 	pkgPath, name := splitDocName(args[0])
 	if pkgPath == "" || !filepath.IsLocal(pkgPath) {
 		return fmt.Errorf("doc: %q is no package name", args[0])
+	}
+	if !strings.Contains(pkgPath, "/") {
+		// A package by the name the session's code uses (json, greet).
+		if ls, err := c.frontEnd(); err == nil {
+			if p, ok := ls.ImportPath(pkgPath); ok {
+				pkgPath = p
+			}
+		}
 	}
 	files, err := c.docSources(pkgPath)
 	if err != nil {
@@ -138,6 +148,9 @@ func printDoc(w io.Writer, fset *token.FileSet, p *doc.Package, name string) err
 		fmt.Fprintln(w, b.String())
 	}
 	text := func(s string) {
+		if strings.TrimSpace(s) == "" {
+			return
+		}
 		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 			fmt.Fprintln(w, "    "+l)
 		}
