@@ -52,3 +52,13 @@ func (s *Session) ImportPath(name string) (string, bool) {
 	path, ok := s.importSet()[name]
 	return path, ok && path != ""
 }
+
+// Imports returns the names the session's code gives its imported
+// packages, each with the package's path.
+func (s *Session) Imports() map[string]string {
+	out := make(map[string]string, len(s.importSet()))
+	for name, path := range s.importSet() {
+		out[name] = path
+	}
+	return out
+}

@@ -71,7 +71,7 @@ func TestScreenInspectCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `// The session's journal as one program (replhost :print).
-// Variables a cell defined with := are local to main here.
+// Variables the cells defined with := are package variables here, set in main.
 
 package main
 
@@ -83,8 +83,12 @@ type P struct{ X int }
 
 func f() (P, error) { return P{n}, nil }
 
+var (
+	n int
+)
+
 func main() {
-	n, _ := strconv.Atoi("3")
+	n, _ = strconv.Atoi("3")
 }
 `
 	if string(prog) != want {
@@ -105,14 +109,18 @@ func TestInspectCommandsInScript(t *testing.T) {
 	r := h.Run(t, "alice", "", script)
 	// A script echoes no values (docs/SPEC.md), but the commands print.
 	want := "*P\nuntyped bool\n" + `// The session's journal as one program (replhost :print).
-// Variables a cell defined with := are local to main here.
+// Variables the cells defined with := are package variables here, set in main.
 
 package main
 
 type P struct{ X int }
 
+var (
+	p *P
+)
+
 func main() {
-	p := &P{1}
+	p = &P{1}
 	_ = p
 }
 `
