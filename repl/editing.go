@@ -55,26 +55,6 @@ func (it *interaction) redraw() {
 	}
 }
 
-// wideCursorFix is what the painter adds after the line so that the cursor
-// ends where it is: readline (v1.5.1) steps back from the line's end one
-// column per rune, one short for each wide (CJK) rune after the cursor. On a
-// line that fits its row, the missing steps are added here; a wrapped line
-// is left to readline (its row arithmetic counts runes as columns too).
-func wideCursorFix(line []rune, pos, prompt, width int) []rune {
-	if pos >= len(line) || prompt+columns(line) >= width {
-		return nil
-	}
-	extra := columns(line[pos:]) - len(line[pos:])
-	if extra <= 0 {
-		return nil
-	}
-	out := make([]rune, extra)
-	for i := range out {
-		out[i] = '\b'
-	}
-	return out
-}
-
 // setPrompt sets readline's prompt and notes its width (prompts are
 // ASCII) for the painter, which runs in readline's goroutine.
 func (it *interaction) setPrompt(p string) {

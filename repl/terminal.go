@@ -130,17 +130,18 @@ func (it *interaction) closeReadline(pw *io.PipeWriter) {
 }
 
 func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
+	cur := &cursorState{it: it}
 	return &readline.Config{
 		Prompt:                 Prompt,
 		Stdin:                  countingInput{in, it.out, new(escState)},
-		Stdout:                 repaints{it.out},
+		Stdout:                 cursorFix{cur, repaints{it.out}},
 		Stderr:                 it.out,
 		HistoryFile:            it.t.History,
 		HistoryLimit:           1000,
 		DisableAutoSaveHistory: true,
 		AutoComplete:           noCompletion{},
 		Listener:               &lineKeys{it: it},
-		Painter:                pastePainter{it},
+		Painter:                pastePainter{cur},
 		FuncIsTerminal:         func() bool { return true },
 		// The host's own terminal is none of readline's business.
 		FuncMakeRaw:        func() error { return nil },
@@ -313,8 +314,8 @@ var historyEncoder = strings.NewReplacer("\n", string(pasteNewline), "\t", strin
 func encodeHistory(cell string) string { return historyEncoder.Replace(cell) }
 
 // pastePainter shows the encoded newlines and tabs of a pasted block, and
-// puts the cursor right after wide characters (see wideCursorFix).
-type pastePainter struct{ it *interaction }
+// notes what it painted for the cursor's place (cursor.go).
+type pastePainter struct{ cur *cursorState }
 
 func (p pastePainter) Paint(line []rune, pos int) []rune {
 	out := make([]rune, len(line), len(line)+8)
@@ -327,7 +328,8 @@ func (p pastePainter) Paint(line []rune, pos int) []rune {
 		}
 		out[i] = r
 	}
-	return append(out, wideCursorFix(line, pos, p.it.promptWidth(), int(p.it.width.Load()))...)
+	p.cur.painted(line, out, pos)
+	return out
 }
 
 // completer completes the identifier or pkg.Member before the cursor.
