@@ -94,8 +94,10 @@ func (p *programParts) addPiece(piece string) []string {
 			continue
 		}
 		key := declKey(d)
-		if name, ok := strings.CutPrefix(key, "value "); ok {
-			p.declared[name] = true
+		for _, kind := range []string{"value ", "func ", "type "} {
+			if name, ok := strings.CutPrefix(key, kind); ok {
+				p.declared[name] = true
+			}
 		}
 		p.decls = append(p.decls, progDecl{key, text})
 	}
@@ -182,10 +184,28 @@ func (p *programParts) build(names map[string]string) ([]byte, error) {
 		body.WriteString("var (\n" + strings.Join(vars, "") + ")\n\n")
 	}
 	body.WriteString("func main() {\n")
+	// A local defined again (another type) opens a block, where it may
+	// be: the statements after it see the new one, as at the prompt.
+	defined := map[string]bool{}
+	blocks := 0
 	for _, s := range p.stmts {
-		body.WriteString(p.statement(s) + "\n")
+		text := p.statement(s)
+		if text != s.assign {
+			again := false
+			for _, n := range s.names {
+				again = again || p.local[n] && defined[n]
+			}
+			if again {
+				body.WriteString("{\n")
+				blocks++
+			}
+			for _, n := range s.names {
+				defined[n] = defined[n] || p.local[n]
+			}
+		}
+		body.WriteString(text + "\n")
 	}
-	body.WriteString("}\n")
+	body.WriteString(strings.Repeat("}\n", blocks) + "}\n")
 
 	var b strings.Builder
 	b.WriteString(programHeader)

@@ -13,7 +13,8 @@ import (
 // :write saves the session as a program that `go vet` accepts and `go
 // build` builds, and the built program prints what the session printed:
 // := variables used by later functions, defined and never used, assigned
-// again; an import never used; values the prompt showed. (A function
+// again, defined again with another type; an import never used; values the
+// prompt showed. (A function
 // declared again is the later one everywhere in the program, as after a
 // restore.)
 func TestPrintedProgramBuilds(t *testing.T) {
@@ -40,6 +41,11 @@ fmt.Println(n, err != nil)
 s := strings.Repeat("ab", 2)
 s
 for i := 0; i < 2; i++ { fmt.Println(i, s) }
+v := 1
+fmt.Println(v + 1)
+v := "v"
+fmt.Println(v + "!")
+fmt.Println(fi.Name() != "")
 `
 	for _, cell := range strings.Split(strings.TrimSpace(script), "\n") {
 		mustEval(t, h, "alice", id, cell)
@@ -74,7 +80,7 @@ for i := 0; i < 2; i++ { fmt.Println(i, s) }
 	if err != nil {
 		t.Fatalf("the program: %v\n%s", err, out)
 	}
-	want := "42 <nil>\nP2\n0 true\n0 abab\n1 abab\n"
+	want := "42 <nil>\nP2\n0 true\n0 abab\n1 abab\n2\nv!\ntrue\n"
 	if string(out) != want {
 		t.Errorf("the program printed:\n%s\nwant (what the session printed):\n%s\nprogram:\n%s", out, want, prog)
 	}
