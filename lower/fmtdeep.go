@@ -80,6 +80,10 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	if depth > maxMirrorDepth || t == nil {
 		return false
 	}
+	t = substType(t, m.r.subst) // in an instance of a generic function
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return false
+	}
 	if !bare && m.hasMethod(t) {
 		return true
 	}
@@ -124,6 +128,7 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 // gen returns code that turns x, of type t at depth, into a native value
 // that prints as Go prints x.
 func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
+	t = substType(t, m.r.subst)
 	if !m.needs(t, depth, bare) {
 		return m.rt + ".MirrorValue(" + x + ")"
 	}

@@ -26,7 +26,8 @@ type B struct{ x Color; Y Color }
 `
 
 // fmt calls String and Error of the session's types at any depth, as Go
-// does: each line of want is what `go run` prints for the same program.
+// does, in generic functions too: each line of want is what `go run`
+// prints for the same program.
 // Not yet right (yaegi v0.16.1 panics on assertions of what an []any
 // holds): a Stringer inside an []any prints without its method.
 func TestFmtMethodsAtAnyDepth(t *testing.T) {
@@ -51,6 +52,10 @@ fmt.Printf("%v %+v\n", B{Red, Green}, B{Red, Green})
 var i interface{ Area() float64 } = Sq{4}
 fmt.Println(i)
 fmt.Printf("%q %x\n", []Color{Red}, Box{Green, nil})
+type W[T any] struct{ V T; S Shape }
+func Show[T any](xs []T, w W[T]) { fmt.Println(xs, w) }
+Show([]Color{Red}, W[Color]{V: Blue})
+Show([]int{1}, W[int]{V: 2, S: Sq{1}})
 `
 	want := `[Red Blue]
 map[a:Red b:Green]
@@ -70,6 +75,8 @@ map[Red:2 Blue:1]
 {0 Green} {x:0 Y:Green}
 Sq(4)
 ["Red"] {477265656e <nil>}
+[Red] {Blue <nil>}
+[1] {2 Sq(1)}
 `
 	r := h.Run(t, "alice", "", script)
 	if r.Status != 0 || r.Stdout != want {
