@@ -45,6 +45,7 @@ type interaction struct {
 	out    *crlfWriter
 	rl     *readline.Instance
 	filter *inputFilter
+	whole  wholeLine
 	ctx    context.Context
 	width  atomic.Int64
 	onWide atomic.Pointer[func()]
@@ -132,7 +133,7 @@ func (it *interaction) closeReadline(pw *io.PipeWriter) {
 func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
 	return &readline.Config{
 		Prompt:                 Prompt,
-		Stdin:                  countingInput{in, it.out, new(escState)},
+		Stdin:                  countingInput{in, it.out, new(escState), &it.whole},
 		Stdout:                 repaints{it.out},
 		Stderr:                 it.out,
 		HistoryFile:            it.t.History,
@@ -197,8 +198,15 @@ func (it *interaction) loop() int {
 		} else {
 			it.setPrompt(ContPrompt)
 		}
+		it.whole.begin()
 		line, err := it.readLine()
-		it.out.flushHeld() // readline's last repaints of the line
+		if text, ok := it.whole.take(); ok && err == nil && line == "" {
+			// The line arrived whole; readline saw only its Enter.
+			line = text
+			it.out.replaceHeld([]byte(text + "\n"))
+		} else {
+			it.out.flushHeld() // readline's last repaints of the line
+		}
 		if errors.Is(err, io.EOF) {
 			it.sawEOF = true
 		}
