@@ -24,6 +24,10 @@ type yaegiControl struct {
 	mutex      *sync.RWMutex  // guards done and cancelChan for yaegi
 	done       *chan struct{} // closed to cancel channel operations
 	cancelChan *bool          // enables cancellable channel operations
+	// roots is the list of every AST yaegi ever compiled (interp.roots,
+	// read only by its debugger): it keeps each cell's nodes, also of a
+	// compile that failed, for the session's life (~10 KB a compile).
+	roots *[]unsafe.Pointer
 }
 
 var errYaegiLayout = errors.New("sandbox: yaegi's Interpreter is not laid out as this build expects (check yaegistop.go against the yaegi version)")
@@ -56,8 +60,19 @@ func newYaegiControl(yi *interp.Interpreter) (*yaegiControl, error) {
 		return nil, err
 	}
 	c.cancelChan = (*bool)(p)
+	roots := v.FieldByName("roots")
+	if !roots.IsValid() || roots.Kind() != reflect.Slice || roots.Type().Elem().Kind() != reflect.Pointer || roots.Type().Elem().Elem().Name() != "node" {
+		return nil, fmt.Errorf("%w: field roots", errYaegiLayout)
+	}
+	c.roots = (*[]unsafe.Pointer)(unsafe.Pointer(roots.UnsafeAddr()))
 	return &c, nil
 }
+
+// forgetRoots drops yaegi's list of compiled ASTs: what a cell declared
+// stays reachable from the interpreter's scopes, the rest (the wrappers
+// tried and the statements run) becomes garbage. Call it only while no
+// compile runs.
+func (c *yaegiControl) forgetRoots() { *c.roots = nil }
 
 // begin arms a cell for cancellation (yaegi's EvalWithContext prologue).
 func (c *yaegiControl) begin() chan struct{} {
