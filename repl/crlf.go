@@ -28,6 +28,7 @@ type crlfWriter struct {
 	// midLine: the last byte written was not a newline (fmt.Print("abc")),
 	// so the next prompt must start on a line of its own (guarded by mu).
 	midLine bool
+	linger  lingerState // guarded by mu (linger.go)
 }
 
 // atLineStart reports whether the cursor is at the start of a line, as
@@ -62,9 +63,10 @@ func (c *crlfWriter) writeLocked(p []byte, repaint bool) (int, error) {
 			out.Truncate(c.clean - 1)
 		}
 		c.clean = out.Len() + 1
-	case bytes.IndexByte(p, '\x1b') >= 0:
+	case !repaint || bytes.IndexByte(p, '\x1b') >= 0:
 		c.clean = 0 // something else than a row's text: keep what came before
 	}
+	lingers := !repaint && c.linger.on
 	if len(p) > 0 {
 		c.midLine = p[len(p)-1] != '\n'
 	}
@@ -79,9 +81,14 @@ func (c *crlfWriter) writeLocked(p []byte, repaint bool) (int, error) {
 	if hold {
 		return len(p), nil
 	}
+	if lingers {
+		c.lingerLocked()
+		return len(p), nil
+	}
 	_, err := c.w.Write(out.Bytes())
 	out.Reset()
 	c.clean = 0
+	c.linger.held = false
 	if err != nil {
 		return 0, err
 	}
@@ -100,6 +107,7 @@ func (c *crlfWriter) flushHeld() {
 		c.w.Write(c.held.Bytes())
 		c.held.Reset()
 	}
+	c.linger.held = false
 }
 
 // replaceHeld sends p instead of what is held: readline's paints of the

@@ -90,6 +90,7 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 	defer stop()
 	defer it.closeReadline(pw)
 
+	defer it.out.stopLinger() // after the last writes below
 	io.WriteString(it.out, bracketedPasteOn)
 	defer io.WriteString(it.out, bracketedPasteOff)
 	fmt.Fprintf(it.out, "session %s\n", s.id)
@@ -193,6 +194,7 @@ var tooLargeLine = fmt.Sprintf("error: input larger than the cell limit of %d Mi
 func (it *interaction) loop() int {
 	var pending strings.Builder
 	for {
+		it.out.setLinger(false) // the prompt sends what the cell wrote
 		if pending.Len() == 0 {
 			it.setPrompt(Prompt)
 		} else {
@@ -201,8 +203,10 @@ func (it *interaction) loop() int {
 		it.whole.begin()
 		line, err := it.readLine()
 		if text, ok := it.whole.take(); ok && err == nil && line == "" {
-			// The line arrived whole; readline saw only its Enter.
+			// The line arrived whole; readline saw only its Enter. Its
+			// echo waits for the cell's output (see outputLinger).
 			line = text
+			it.out.setLinger(true)
 			it.out.replaceHeld([]byte(text + "\n"))
 		} else {
 			it.out.flushHeld() // readline's last repaints of the line
@@ -284,6 +288,7 @@ func (it *interaction) run(cell string) {
 		defer cancel()
 	}
 	it.filter.running(cancel)
+	it.out.setLinger(true)
 	err := it.s.Eval(ctx, cell, true, codeOutput{it}, codeOutput{it})
 	it.filter.running(nil)
 	reportError(it.out, err, it.t.EvalTimeout)

@@ -34,7 +34,7 @@ func TestWholeLineKeepsEditing(t *testing.T) {
 		{"a := 20\r", repl.Prompt, 2},
 		{"b := a + 1x\x7f\r", "b := a + 1\r\n", 1}, // Backspace in the burst
 		{"b*2\r", "\r\n42\r\n", 1},
-		{"\x1b[A\r", "\r\n42\r\n", 2},                             // Up: b*2 again
+		{"\x1b[A\r", "\r\n42\r\n", 2},                       // Up: b*2 again
 		{"\x1b[A\x1b[A\x01\x1b[3~c\r", "c := a + 1\r\n", 1}, // b := a + 1 recalled, its b replaced by c
 		{"c\r", "\r\n21\r\n", 1},
 	}
@@ -51,4 +51,55 @@ func TestWholeLineKeepsEditing(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Interact did not end at the end of input")
 	}
+}
+
+// TestFastCellIsOneWrite: a line that arrives whole, its value and the
+// next prompt go out in one write (one SSH packet) when the cell is done
+// before the output's linger ends (here never: the prompt sends it).
+func TestFastCellIsOneWrite(t *testing.T) {
+	defer repl.SetOutputLinger(time.Hour)()
+	_, typing, out, done := interactPipe(t)
+	out.mu.Lock()
+	before := len(out.writes)
+	out.mu.Unlock()
+	io.WriteString(typing, "40+2\r")
+	out.waitFor(t, "\r\n42\r\n")
+	out.waitForN(t, repl.Prompt, 2)
+	out.mu.Lock()
+	writes := append([]string(nil), out.writes[before:]...)
+	out.mu.Unlock()
+	if len(writes) != 1 || !strings.HasPrefix(writes[0], "40+2\r\n42\r\n") || !strings.Contains(writes[0], repl.Prompt) {
+		t.Errorf("writes %q; want one: echo, value, prompt", writes)
+	}
+	typing.Close()
+	<-done
+}
+
+// TestSlowCellOutputShows: what a running cell prints reaches the terminal
+// while it runs (the linger's timer sends it), and Ctrl-C still stops it.
+func TestSlowCellOutputShows(t *testing.T) {
+	_, typing, out, done := interactPipe(t)
+	io.WriteString(typing, "import \"fmt\"\r")
+	io.WriteString(typing, "fmt.Println(\"early\"); <-make(chan int)\r")
+	out.waitFor(t, "early\r\n")
+	io.WriteString(typing, "\x03")
+	out.waitFor(t, "interrupted")
+	typing.Close()
+	<-done
+}
+
+// interactPipe runs a new session of alice on a pipe terminal.
+func interactPipe(t *testing.T) (*repl.Session, io.WriteCloser, *writeLog, chan int) {
+	t.Helper()
+	m := newManager(t, t.TempDir(), newClock(), &evaluators{})
+	s, err := m.Create(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, typing := io.Pipe()
+	out := &writeLog{more: make(chan struct{}, 1)}
+	done := make(chan int, 1)
+	go func() { done <- s.Interact(context.Background(), repl.Terminal{In: in, Out: out, Width: 80}) }()
+	out.waitFor(t, repl.Prompt)
+	return s, typing, out, done
 }
