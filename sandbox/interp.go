@@ -147,6 +147,21 @@ func NewInterp(opts Options) (*Interp, error) {
 	return in, nil
 }
 
+// adoptDir gives an interpreter made without a session directory (by a
+// pool's idle worker, which runs in the session's files/: Options.WorkDir)
+// its session's: uploads under dir/classes, HOME dir/files. Only before its
+// first cell.
+func (in *Interp) adoptDir(dir string) error {
+	classes := filepath.Join(dir, "classes")
+	if err := setYaegiDir(in.yi, classes, filepath.Join(dir, "files")); err != nil {
+		return err
+	}
+	if in.lower != nil {
+		in.lower = lower.NewSession(lower.Options{Classes: classes})
+	}
+	return nil
+}
+
 // Eval runs one cell: imports, declarations and statements in any order.
 // With show, the value of each expression statement is written to Stdout.
 // It returns an *EvalError, an *ExitError, ctx.Err() when interrupted, or nil.

@@ -2,6 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,4 +73,36 @@ func TestPoolGrowsWithLogins(t *testing.T) {
 		return q.target == 1
 	})
 	waitUntil(t, "one idle worker", func() bool { return q.Idle() == 1 })
+}
+
+// TestPoolWorkerHasItsSession: the interpreter an idle worker made before
+// its session was known imports the session's uploaded packages and sees
+// the session's HOME.
+func TestPoolWorkerHasItsSession(t *testing.T) {
+	p := NewPool(PoolOptions{Size: 1})
+	defer p.Close()
+	waitUntil(t, "an idle worker", func() bool { return p.Idle() == 1 })
+	root := t.TempDir()
+	dir := sessionDir(t, root)
+	pkg := filepath.Join(dir, "classes", "src", "greet")
+	os.MkdirAll(pkg, 0o755)
+	if err := os.WriteFile(filepath.Join(pkg, "greet.go"), []byte("package greet\n\nfunc Hi(n string) string { return \"hi \" + n }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	w, err := p.Get(context.Background(), WorkerOptions{Dir: dir, Memory: testMemory, Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// A worker started for the session (no pool) is the reference.
+	fresh, freshOut := startWorker(t, root, WorkerOptions{Dir: dir})
+	for _, c := range []*Worker{w, fresh} {
+		mustEval(t, c, "import (\"greet\"; \"os\")", false)
+		mustEval(t, c, `greet.Hi("bob")`, true)
+		mustEval(t, c, `os.Getenv("HOME")`, true)
+	}
+	if got, want := out.String(), freshOut.String(); got != want || !strings.HasPrefix(got, fmt.Sprintf("%q\n", "hi bob")) || !strings.HasSuffix(got, "files\"\n") {
+		t.Errorf("output %q; want %q (hi bob, then the session's files/)", got, want)
+	}
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"go/build"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -89,4 +90,30 @@ func (c *yaegiControl) begin() chan struct{} {
 func (c *yaegiControl) stop(done chan struct{}) {
 	atomic.AddUint64(c.id, 1)
 	close(done)
+}
+
+// setYaegiDir points an interpreter made before its session was known at
+// the session's directory: yaegi's GOPATH (where "P" of an uploaded package
+// is found) and the HOME the code sees. interp.New takes both as options
+// only; the fields are checked as newYaegiControl checks its own.
+func setYaegiDir(yi *interp.Interpreter, goPath, home string) error {
+	opt := reflect.ValueOf(yi).Elem().FieldByName("opt")
+	if !opt.IsValid() || opt.Kind() != reflect.Struct {
+		return fmt.Errorf("%w: field opt", errYaegiLayout)
+	}
+	ctx := opt.FieldByName("context")
+	env := opt.FieldByName("env")
+	if !ctx.IsValid() || ctx.Type() != reflect.TypeOf(build.Context{}) {
+		return fmt.Errorf("%w: field opt.context", errYaegiLayout)
+	}
+	if !env.IsValid() || env.Type() != reflect.TypeOf(map[string]string{}) {
+		return fmt.Errorf("%w: field opt.env", errYaegiLayout)
+	}
+	(*build.Context)(unsafe.Pointer(ctx.UnsafeAddr())).GOPATH = goPath
+	m := *(*map[string]string)(unsafe.Pointer(env.UnsafeAddr()))
+	if m == nil {
+		return fmt.Errorf("%w: opt.env is nil", errYaegiLayout)
+	}
+	m["HOME"] = home // the map yaegi's os.Getenv reads
+	return nil
 }
