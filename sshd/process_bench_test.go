@@ -74,7 +74,7 @@ func BenchmarkRoundTripProcess(b *testing.B) {
 	term.Send("x := 0\r")
 	term.Expect("go> ")
 	me := os.Getpid()
-	host, workers := cpuOf(me), childrenCPU(me)
+	host, workers, mem := cpuOf(me), childrenCPU(me), childrenPSS(b, me)
 	m := &medianTimer{b: b}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -87,6 +87,16 @@ func BenchmarkRoundTripProcess(b *testing.B) {
 	m.report()
 	b.ReportMetric(float64((cpuOf(me)-host).Microseconds())/1000/float64(b.N), "host-cpu-ms/op")
 	b.ReportMetric(float64((childrenCPU(me)-workers).Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
+	b.ReportMetric(float64(childrenPSS(b, me)-mem)/1024/float64(b.N), "worker-PSS-KB/op")
+}
+
+// childrenPSS is the PSS of the live children of pid.
+func childrenPSS(tb testing.TB, pid int) int64 {
+	var n int64
+	for _, c := range testhost.Children(pid) {
+		n += pss(tb, c)
+	}
+	return n
 }
 
 // cpuOf is the user and system time of pid so far; 0 when it is gone.
