@@ -58,9 +58,9 @@ type Pool struct {
 	opts     PoolOptions
 	min, max int           // bounds of target
 	idle     chan *Worker  // started, unconfigured workers; capacity max
-	wake chan struct{} // a worker was taken: refill
-	stop chan struct{} // closed by Close
-	done chan struct{} // closed when the refill loop ended
+	wake     chan struct{} // a worker was taken: refill
+	stop     chan struct{} // closed by Close
+	done     chan struct{} // closed when the refill loop ended
 
 	ctx    context.Context // canceled by Close: ends a start in progress
 	cancel context.CancelFunc
