@@ -28,6 +28,7 @@ type crlfWriter struct {
 	// midLine: the last byte written was not a newline (fmt.Print("abc")),
 	// so the next prompt must start on a line of its own (guarded by mu).
 	midLine bool
+	linger  lingerState // guarded by mu (linger.go)
 }
 
 // atLineStart reports whether the cursor is at the start of a line, as
@@ -48,17 +49,24 @@ func (c *crlfWriter) Write(p []byte) (int, error) { return c.write(p, false) }
 func (c *crlfWriter) write(p []byte, repaint bool) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.writeLocked(p, repaint)
+}
+
+func (c *crlfWriter) writeLocked(p []byte, repaint bool) (int, error) {
 	out := &c.held
-	hold := repaint && c.ahead.Load() > 0
+	// readline's Refresh clears the row and paints it in two writes: the
+	// clear waits for the paint, so that they go out as one.
+	hold := repaint && (c.ahead.Load() > 0 || string(p) == cleanRow)
 	switch {
 	case hold && string(p) == cleanRow:
 		if c.clean > 0 {
 			out.Truncate(c.clean - 1)
 		}
 		c.clean = out.Len() + 1
-	case bytes.IndexByte(p, '\x1b') >= 0:
+	case !repaint || bytes.IndexByte(p, '\x1b') >= 0:
 		c.clean = 0 // something else than a row's text: keep what came before
 	}
+	lingers := !repaint && c.linger.on
 	if len(p) > 0 {
 		c.midLine = p[len(p)-1] != '\n'
 	}
@@ -73,9 +81,14 @@ func (c *crlfWriter) write(p []byte, repaint bool) (int, error) {
 	if hold {
 		return len(p), nil
 	}
+	if lingers {
+		c.lingerLocked()
+		return len(p), nil
+	}
 	_, err := c.w.Write(out.Bytes())
 	out.Reset()
 	c.clean = 0
+	c.linger.held = false
 	if err != nil {
 		return 0, err
 	}
@@ -94,6 +107,19 @@ func (c *crlfWriter) flushHeld() {
 		c.w.Write(c.held.Bytes())
 		c.held.Reset()
 	}
+	c.linger.held = false
+}
+
+// replaceHeld sends p instead of what is held: readline's paints of the
+// bare Enter that stood for a whole line (see wholeLine).
+func (c *crlfWriter) replaceHeld(p []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ahead.Store(0)
+	c.enter.Store(false)
+	c.clean = 0
+	c.held.Reset()
+	c.writeLocked(p, false)
 }
 
 // tookRune is readline taking one rune of its input.
@@ -116,9 +142,10 @@ func (r repaints) Write(p []byte) (int, error) { return r.c.write(p, true) }
 // (control keys, escape sequences, UTF-8) is not counted, and its repaints
 // go out as they come.
 type countingInput struct {
-	r   io.ReadCloser
-	c   *crlfWriter
-	esc *escState
+	r     io.ReadCloser
+	c     *crlfWriter
+	esc   *escState
+	whole *wholeLine // turns a whole line into a bare Enter
 }
 
 // escState is where readline's escape parser is, as far as the bytes show.
@@ -129,6 +156,7 @@ func (in countingInput) Read(p []byte) (int, error) {
 		in.c.flushHeld()
 	}
 	n, err := in.r.Read(p)
+	n = len(in.whole.read(p[:n], in.esc.s != 0))
 	if n > 0 {
 		if in.esc.s == 0 && plainASCII(p[:n]) {
 			if last := p[n-1]; last == '\r' || last == '\n' {

@@ -1,7 +1,6 @@
 package repl_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -38,10 +37,13 @@ func (w *writeLog) all() string {
 }
 
 // waitFor waits until the output holds s; the bound only ends a broken test.
-func (w *writeLog) waitFor(t *testing.T, s string) {
+func (w *writeLog) waitFor(t *testing.T, s string) { t.Helper(); w.waitForN(t, s, 1) }
+
+// waitForN waits until the output holds s n times.
+func (w *writeLog) waitForN(t *testing.T, s string, n int) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
-	for !strings.Contains(w.all(), s) {
+	for strings.Count(w.all(), s) < n {
 		select {
 		case <-w.more:
 		case <-deadline:
@@ -51,9 +53,8 @@ func (w *writeLog) waitFor(t *testing.T, s string) {
 }
 
 // TestWholeLineIsOneRepaint types a line as one write, as a paste of a
-// line or a fast client sends it: readline takes it rune by rune, but the
-// terminal gets the line painted once, in the write that ends it, instead
-// of a repaint of every prefix, each its own write.
+// line or a fast client sends it: the terminal gets the line once, after
+// the prompt, instead of a repaint of every prefix, each its own write.
 func TestWholeLineIsOneRepaint(t *testing.T) {
 	m := newManager(t, t.TempDir(), newClock(), &evaluators{})
 	s, err := m.Create(context.Background(), "alice")
@@ -67,7 +68,9 @@ func TestWholeLineIsOneRepaint(t *testing.T) {
 	out.waitFor(t, repl.Prompt)
 
 	const line = "x := 40 + 2"
+	out.mu.Lock()
 	before := len(out.writes)
+	out.mu.Unlock()
 	io.WriteString(typing, line+"\r")
 	io.WriteString(typing, "x\r")
 	out.waitFor(t, "\r\n42\r\n")
@@ -77,7 +80,10 @@ func TestWholeLineIsOneRepaint(t *testing.T) {
 
 	painted, prefixes := 0, 0
 	for _, w := range typed {
-		painted += strings.Count(w, repl.Prompt+line)
+		painted += strings.Count(w, line)
+		if strings.Contains(w, line) && !strings.HasPrefix(w, line+"\r\n") {
+			t.Errorf("the line is repainted, not echoed: %q", w)
+		}
 		for i := 1; i < len(line); i++ {
 			if strings.Contains(w, repl.Prompt+line[:i]+"\x1b") || strings.HasSuffix(w, repl.Prompt+line[:i]) {
 				prefixes++
@@ -87,8 +93,12 @@ func TestWholeLineIsOneRepaint(t *testing.T) {
 	if painted != 1 || prefixes != 0 {
 		t.Errorf("line painted %d times, %d repaints of a prefix; want 1 and 0. Writes: %q", painted, prefixes, typed)
 	}
+	// On the screen, the line stands after the prompt.
+	if screen := out.all(); !strings.Contains(screen, repl.Prompt+line+"\r\n") && !strings.Contains(screen, repl.Prompt+" \b"+line+"\r\n") {
+		t.Errorf("no %q after the prompt: %q", line, screen)
+	}
 	// The cell ran: its value shows on the next line.
-	if !bytes.Contains([]byte(out.all()), []byte(repl.Prompt+"x\r\n42\r\n")) {
+	if screen := out.all(); !strings.Contains(screen, "x\r\n42\r\n") {
 		t.Errorf("no value of x after it: %q", out.all())
 	}
 	typing.Close()

@@ -45,6 +45,7 @@ type interaction struct {
 	out    *crlfWriter
 	rl     *readline.Instance
 	filter *inputFilter
+	whole  wholeLine
 	ctx    context.Context
 	width  atomic.Int64
 	onWide atomic.Pointer[func()]
@@ -89,6 +90,7 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 	defer stop()
 	defer it.closeReadline(pw)
 
+	defer it.out.stopLinger() // after the last writes below
 	io.WriteString(it.out, bracketedPasteOn)
 	defer io.WriteString(it.out, bracketedPasteOff)
 	fmt.Fprintf(it.out, "session %s\n", s.id)
@@ -133,7 +135,7 @@ func (it *interaction) readlineConfig(in io.ReadCloser) *readline.Config {
 	cur := &cursorState{it: it}
 	return &readline.Config{
 		Prompt:                 Prompt,
-		Stdin:                  countingInput{in, it.out, new(escState)},
+		Stdin:                  countingInput{in, it.out, new(escState), &it.whole},
 		Stdout:                 cursorFix{cur, repaints{it.out}},
 		Stderr:                 it.out,
 		HistoryFile:            it.t.History,
@@ -193,13 +195,23 @@ var tooLargeLine = fmt.Sprintf("error: input larger than the cell limit of %d Mi
 func (it *interaction) loop() int {
 	var pending strings.Builder
 	for {
+		it.out.setLinger(false) // the prompt sends what the cell wrote
 		if pending.Len() == 0 {
 			it.setPrompt(Prompt)
 		} else {
 			it.setPrompt(ContPrompt)
 		}
+		it.whole.begin()
 		line, err := it.readLine()
-		it.out.flushHeld() // readline's last repaints of the line
+		if text, ok := it.whole.take(); ok && err == nil && line == "" {
+			// The line arrived whole; readline saw only its Enter. Its
+			// echo waits for the cell's output (see outputLinger).
+			line = text
+			it.out.setLinger(true)
+			it.out.replaceHeld([]byte(text + "\n"))
+		} else {
+			it.out.flushHeld() // readline's last repaints of the line
+		}
 		if errors.Is(err, io.EOF) {
 			it.sawEOF = true
 		}
@@ -277,6 +289,7 @@ func (it *interaction) run(cell string) {
 		defer cancel()
 	}
 	it.filter.running(cancel)
+	it.out.setLinger(true)
 	err := it.s.Eval(ctx, cell, true, codeOutput{it}, codeOutput{it})
 	it.filter.running(nil)
 	reportError(it.out, err, it.t.EvalTimeout)

@@ -70,6 +70,7 @@ type Interp struct {
 	reg      *udf.Registry  // the session's UDFs, when this interpreter holds them
 	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
 	generics bool           // the session declared generics: every cell is lowered
+	methods  bool           // the session may have types with methods (methodhint.go)
 }
 
 // tupleExports lets an expression statement hand all its results to the host:
@@ -146,6 +147,21 @@ func NewInterp(opts Options) (*Interp, error) {
 	return in, nil
 }
 
+// adoptDir gives an interpreter made without a session directory (by a
+// pool's idle worker, which runs in the session's files/: Options.WorkDir)
+// its session's: uploads under dir/classes, HOME dir/files. Only before its
+// first cell.
+func (in *Interp) adoptDir(dir string) error {
+	classes := filepath.Join(dir, "classes")
+	if err := setYaegiDir(in.yi, classes, filepath.Join(dir, "files")); err != nil {
+		return err
+	}
+	if in.lower != nil {
+		in.lower = lower.NewSession(lower.Options{Classes: classes})
+	}
+	return nil
+}
+
 // Eval runs one cell: imports, declarations and statements in any order.
 // With show, the value of each expression statement is written to Stdout.
 // It returns an *EvalError, an *ExitError, ctx.Err() when interrupted, or nil.
@@ -155,6 +171,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if in.closed {
 		return ErrClosed
 	}
+	defer in.forgetASTs()
 	units, err := splitCell(cell)
 	if err != nil {
 		return err
@@ -183,6 +200,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 			return err
 		}
 	}
+	in.noteMethods(units)
 	groups := groupUnits(src, units)
 	for i, g := range groups {
 		if err := in.evalUnit(ctx, g, show, i == len(groups)-1); err != nil {
@@ -342,6 +360,14 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 	// values until the next Eval: an empty one sets them right.
 	in.yi.Eval("")
 	return reflect.Value{}, ctx.Err()
+}
+
+// forgetASTs lets the cell's compiled trees go (see forgetRoots), unless a
+// stopped cell's goroutine may still be compiling.
+func (in *Interp) forgetASTs() {
+	if !in.stuck.Load() {
+		in.ctl.forgetRoots()
+	}
 }
 
 // Stuck reports whether an interrupted cell still runs in a native call.

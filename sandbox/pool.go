@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -9,6 +10,15 @@ import (
 // DefaultPoolSize is the number of idle workers a Pool keeps when
 // PoolOptions.Size is 0.
 const DefaultPoolSize = 2
+
+// DefaultMaxPoolSize is the most idle workers a Pool keeps, when logins
+// come faster than its workers start and PoolOptions.MaxSize is 0.
+const DefaultMaxPoolSize = 8
+
+// poolDecay is how long a pool grown by demand waits without a login that
+// found it empty before it keeps one idle worker less (and again after
+// each step): after a burst it is back to its size within a minute.
+const poolDecay = 5 * time.Second
 
 // retryStart is how long the pool waits after a worker failed to start.
 const retryStart = time.Second
@@ -19,6 +29,11 @@ type PoolOptions struct {
 	// Size is the number of idle workers kept started; 0 means
 	// DefaultPoolSize, negative none (Get then starts each worker).
 	Size int
+	// MaxSize bounds the idle workers kept when logins find the pool
+	// empty: each such login doubles the number kept, up to MaxSize, and
+	// it shrinks back to Size by one every poolDecay without one. 0 means
+	// DefaultMaxPoolSize (at least Size); below Size, Size.
+	MaxSize int
 	// Executable, Args and StartTimeout are those of WorkerOptions; they
 	// apply to every worker of the pool.
 	Executable   string
@@ -30,6 +45,8 @@ type PoolOptions struct {
 	MaxThreads int
 	Disk       int64
 	Users      *WorkerUsers
+
+	decay time.Duration // poolDecay if 0 (tests shorten it)
 }
 
 // Pool keeps a few workers started and idle, so that a new session does not
@@ -38,16 +55,21 @@ type PoolOptions struct {
 // worker applies it, with its working directory and memory cap, when Get
 // tells it its session. Safe for concurrent use.
 type Pool struct {
-	opts PoolOptions
-	size int
-	idle chan *Worker  // started, unconfigured workers
-	wake chan struct{} // a worker was taken: refill
-	stop chan struct{} // closed by Close
-	done chan struct{} // closed when the refill loop ended
+	opts     PoolOptions
+	min, max int           // bounds of target
+	idle     chan *Worker  // started, unconfigured workers; capacity max
+	wake     chan struct{} // a worker was taken: refill
+	stop     chan struct{} // closed by Close
+	done     chan struct{} // closed when the refill loop ended
 
 	ctx    context.Context // canceled by Close: ends a start in progress
 	cancel context.CancelFunc
 	once   sync.Once
+
+	mu       sync.Mutex // guards target and lastMiss
+	target   int        // idle workers to keep now, in [min, max]
+	lastMiss time.Time  // when a Get last found no idle worker
+	decay    time.Duration
 }
 
 // NewPool returns a pool and starts filling it in the background.
@@ -59,11 +81,23 @@ func NewPool(opts PoolOptions) *Pool {
 	case size < 0:
 		size = 0
 	}
+	most := opts.MaxSize
+	switch {
+	case size == 0:
+		most = 0
+	case most == 0:
+		most = max(size, DefaultMaxPoolSize)
+	case most < size:
+		most = size
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{
 		opts:   opts,
-		size:   size,
-		idle:   make(chan *Worker, size),
+		min:    size,
+		max:    most,
+		target: size,
+		decay:  cmp.Or(opts.decay, poolDecay),
+		idle:   make(chan *Worker, most),
 		wake:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -72,6 +106,35 @@ func NewPool(opts PoolOptions) *Pool {
 	}
 	go p.refill()
 	return p
+}
+
+// missed is a Get that found no idle worker: logins come faster than the
+// pool refills, so it keeps twice as many (up to max).
+func (p *Pool) missed() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastMiss = time.Now()
+	p.target = min(p.max, max(2*p.target, 1))
+}
+
+// size is the number of idle workers to keep now; a pool grown by demand
+// gives one back per decay without a miss.
+func (p *Pool) size() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.target > p.min && time.Since(p.lastMiss) >= p.decay {
+		p.target--
+		p.lastMiss = time.Now() // the next step is a decay later
+	}
+	return p.target
+}
+
+// grown reports whether the pool keeps more than its size (then refill
+// looks again after a decay).
+func (p *Pool) grown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.target > p.min
 }
 
 // Get returns a worker for the session of opts (its Executable, Args and
@@ -91,6 +154,9 @@ func (p *Pool) Get(ctx context.Context, opts WorkerOptions) (*Worker, error) {
 		select {
 		case w = <-p.idle:
 		default:
+			if p.max > 0 {
+				p.missed()
+			}
 			return StartWorker(ctx, opts)
 		}
 		if w.usable() != nil { // died while idle
@@ -181,11 +247,12 @@ func (p *Pool) kick() {
 	}
 }
 
-// refill keeps size workers idle until Close.
+// refill keeps size() workers idle until Close; workers past it (the pool
+// shrinking after a burst) are ended.
 func (p *Pool) refill() {
 	defer close(p.done)
 	for {
-		for len(p.idle) < p.size {
+		for len(p.idle) < p.size() {
 			w, err := spawnWorker(p.ctx, p.opts.Executable, p.opts.Args, p.opts.StartTimeout)
 			if err == nil {
 				if err = w.warm(p.ctx, startTimeout(p.opts.StartTimeout)); err != nil {
@@ -207,10 +274,27 @@ func (p *Pool) refill() {
 				return
 			}
 		}
+		for len(p.idle) > p.size() {
+			select {
+			case w := <-p.idle:
+				w.Close()
+			default:
+			}
+		}
+		var decay <-chan time.Time
+		var t *time.Timer
+		if p.grown() {
+			t = time.NewTimer(p.decay)
+			decay = t.C
+		}
 		select {
 		case <-p.wake:
+		case <-decay:
 		case <-p.stop:
 			return
+		}
+		if t != nil {
+			t.Stop()
 		}
 	}
 }

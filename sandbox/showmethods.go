@@ -22,7 +22,7 @@ var showMethods = []string{
 // first of showMethods it compiles in. ran is false when none compiled;
 // otherwise err is the run's error, its positions the user's.
 func (in *Interp) runShown(ctx context.Context, text string) (v reflect.Value, ran bool, err error) {
-	if isPlainLiteral(text) {
+	if isPlainLiteral(text) || !in.methods {
 		return v, false, nil
 	}
 	for _, prefix := range showMethods {

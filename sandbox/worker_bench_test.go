@@ -138,3 +138,30 @@ func BenchmarkWorkerEvalRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPoolFirstCell is a login's wait through a pool with an idle
+// worker: Get, then the first cell's value (which waits for the session's
+// interpreter).
+func BenchmarkPoolFirstCell(b *testing.B) {
+	p := NewPool(PoolOptions{Size: 1})
+	defer p.Close()
+	root := b.TempDir()
+	for b.Loop() {
+		b.StopTimer()
+		dir := sessionDir(b, root)
+		for len(p.idle) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		b.StartTimer()
+		w, err := p.Get(context.Background(), WorkerOptions{Dir: dir, Memory: testMemory})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Eval(context.Background(), "1+1", true); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		w.Close()
+		b.StartTimer()
+	}
+}

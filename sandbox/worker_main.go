@@ -76,6 +76,11 @@ type workerSide struct {
 	ready chan struct{}
 	inErr error
 
+	// pre is the interpreter warm made before the session was known, and
+	// its UDF registry; init gives it the session (makeInterp).
+	pre    *Interp
+	preReg *udf.Registry
+
 	mu        sync.Mutex // guards the fields below
 	in        *Interp
 	reg       *udf.Registry
@@ -155,22 +160,23 @@ func (ws *workerSide) init(p []byte) error {
 	return nil
 }
 
-// makeInterp builds the session's interpreter, once confined.
+// makeInterp gives the session its interpreter, once confined: the one
+// warm made if the session allows no extra packages, else a new one.
 func (ws *workerSide) makeInterp(m initMsg, files string) {
 	defer close(ws.ready)
-	reg := &udf.Registry{}
-	stderr := streamWriter{ws.out, msgStderr}
-	in, err := NewInterp(Options{
-		Dir:     m.Dir,
-		WorkDir: files, // relative names resolve in the process's own working directory
-		Allow:   NewAllowlist(m.Allow),
-		Stdout:  streamWriter{ws.out, msgStdout},
-		Stderr:  stderr,
-		Use:     append([]interp.Exports{udf.Exports(reg, stderr)}, ws.extra),
-		// An interrupted cell not stopped by then is stuck: the host ends
-		// this worker and restores the session.
-		StopWait: stuckGrace,
-	})
+	var (
+		in  *Interp
+		reg *udf.Registry
+		err = errors.New("no interpreter made yet")
+	)
+	if ws.pre != nil && len(m.Allow) == 0 {
+		in, reg = ws.pre, ws.preReg
+		err = in.adoptDir(m.Dir)
+	}
+	ws.pre, ws.preReg = nil, nil
+	if err != nil {
+		in, reg, err = ws.newInterp(m.Dir, files, m.Allow)
+	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if err != nil {
@@ -194,15 +200,35 @@ func (ws *workerSide) session() (*Interp, *udf.Registry, error) {
 	return ws.in, ws.reg, ws.inErr
 }
 
-// warm makes an interpreter and drops it: a fresh process takes about
-// twice as long for its first interpreter as for the next (page faults,
-// heap growth), and an idle worker of the pool has the time.
+// newInterp makes an interpreter for the session in dir (none yet: "")
+// with its UDF registry.
+func (ws *workerSide) newInterp(dir, files string, allow []string) (*Interp, *udf.Registry, error) {
+	reg := &udf.Registry{}
+	stderr := streamWriter{ws.out, msgStderr}
+	in, err := NewInterp(Options{
+		Dir:     dir,
+		WorkDir: files, // relative names resolve in the process's own working directory
+		Allow:   NewAllowlist(allow),
+		Stdout:  streamWriter{ws.out, msgStdout},
+		Stderr:  stderr,
+		Use:     append([]interp.Exports{udf.Exports(reg, stderr)}, ws.extra),
+		// An interrupted cell not stopped by then is stuck: the host ends
+		// this worker and restores the session.
+		StopWait: stuckGrace,
+	})
+	return in, reg, err
+}
+
+// warm makes the interpreter of the session to come while the worker idles
+// in the pool: the standard library's symbol tables are loaded once per
+// worker, before the login that needs them. No code runs in it before init
+// has confined the worker.
 func (ws *workerSide) warm() {
 	ws.mu.Lock()
 	idle := ws.ready == nil
 	ws.mu.Unlock()
-	if idle {
-		NewInterp(Options{})
+	if idle && ws.pre == nil {
+		ws.pre, ws.preReg, _ = ws.newInterp("", "", nil)
 	}
 }
 

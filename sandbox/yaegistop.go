@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"go/build"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,10 @@ type yaegiControl struct {
 	mutex      *sync.RWMutex  // guards done and cancelChan for yaegi
 	done       *chan struct{} // closed to cancel channel operations
 	cancelChan *bool          // enables cancellable channel operations
+	// roots is the list of every AST yaegi ever compiled (interp.roots,
+	// read only by its debugger): it keeps each cell's nodes, also of a
+	// compile that failed, for the session's life (~10 KB a compile).
+	roots *[]unsafe.Pointer
 }
 
 var errYaegiLayout = errors.New("sandbox: yaegi's Interpreter is not laid out as this build expects (check yaegistop.go against the yaegi version)")
@@ -56,8 +61,19 @@ func newYaegiControl(yi *interp.Interpreter) (*yaegiControl, error) {
 		return nil, err
 	}
 	c.cancelChan = (*bool)(p)
+	roots := v.FieldByName("roots")
+	if !roots.IsValid() || roots.Kind() != reflect.Slice || roots.Type().Elem().Kind() != reflect.Pointer || roots.Type().Elem().Elem().Name() != "node" {
+		return nil, fmt.Errorf("%w: field roots", errYaegiLayout)
+	}
+	c.roots = (*[]unsafe.Pointer)(unsafe.Pointer(roots.UnsafeAddr()))
 	return &c, nil
 }
+
+// forgetRoots drops yaegi's list of compiled ASTs: what a cell declared
+// stays reachable from the interpreter's scopes, the rest (the wrappers
+// tried and the statements run) becomes garbage. Call it only while no
+// compile runs.
+func (c *yaegiControl) forgetRoots() { *c.roots = nil }
 
 // begin arms a cell for cancellation (yaegi's EvalWithContext prologue).
 func (c *yaegiControl) begin() chan struct{} {
@@ -74,4 +90,30 @@ func (c *yaegiControl) begin() chan struct{} {
 func (c *yaegiControl) stop(done chan struct{}) {
 	atomic.AddUint64(c.id, 1)
 	close(done)
+}
+
+// setYaegiDir points an interpreter made before its session was known at
+// the session's directory: yaegi's GOPATH (where "P" of an uploaded package
+// is found) and the HOME the code sees. interp.New takes both as options
+// only; the fields are checked as newYaegiControl checks its own.
+func setYaegiDir(yi *interp.Interpreter, goPath, home string) error {
+	opt := reflect.ValueOf(yi).Elem().FieldByName("opt")
+	if !opt.IsValid() || opt.Kind() != reflect.Struct {
+		return fmt.Errorf("%w: field opt", errYaegiLayout)
+	}
+	ctx := opt.FieldByName("context")
+	env := opt.FieldByName("env")
+	if !ctx.IsValid() || ctx.Type() != reflect.TypeOf(build.Context{}) {
+		return fmt.Errorf("%w: field opt.context", errYaegiLayout)
+	}
+	if !env.IsValid() || env.Type() != reflect.TypeOf(map[string]string{}) {
+		return fmt.Errorf("%w: field opt.env", errYaegiLayout)
+	}
+	(*build.Context)(unsafe.Pointer(ctx.UnsafeAddr())).GOPATH = goPath
+	m := *(*map[string]string)(unsafe.Pointer(env.UnsafeAddr()))
+	if m == nil {
+		return fmt.Errorf("%w: opt.env is nil", errYaegiLayout)
+	}
+	m["HOME"] = home // the map yaegi's os.Getenv reads
+	return nil
 }

@@ -62,3 +62,64 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		h.Stop()
 	}
 }
+
+// BenchmarkRoundTripProcess is BenchmarkRoundTrip with the session in a
+// worker process and the 20-character cell of cmd/replbench's round trip,
+// reporting the CPU per cell of this process (the host, and the client
+// beside it) and of the workers, from /proc (10 ms ticks: run ≥1000x).
+func BenchmarkRoundTripProcess(b *testing.B) {
+	h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true})
+	term := h.Terminal(b, "alice", "")
+	term.Expect("go> ")
+	term.Send("x := 0\r")
+	term.Expect("go> ")
+	me := os.Getpid()
+	host, workers, mem := cpuOf(me), childrenCPU(me), childrenPSS(b, me)
+	m := &medianTimer{b: b}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.begin()
+		term.Send("x+10000000+100000000\r")
+		term.Expect(`\r\n110000000\r\n(?:.*)go> `)
+		m.end()
+	}
+	b.StopTimer()
+	m.report()
+	b.ReportMetric(float64((cpuOf(me)-host).Microseconds())/1000/float64(b.N), "host-cpu-ms/op")
+	b.ReportMetric(float64((childrenCPU(me)-workers).Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
+	b.ReportMetric(float64(childrenPSS(b, me)-mem)/1024/float64(b.N), "worker-PSS-KB/op")
+}
+
+// childrenPSS is the PSS of the live children of pid.
+func childrenPSS(tb testing.TB, pid int) int64 {
+	var n int64
+	for _, c := range testhost.Children(pid) {
+		n += pss(tb, c)
+	}
+	return n
+}
+
+// cpuOf is the user and system time of pid so far; 0 when it is gone.
+func cpuOf(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// childrenCPU is the CPU time of the live children of pid.
+func childrenCPU(pid int) time.Duration {
+	var d time.Duration
+	for _, c := range testhost.Children(pid) {
+		d += cpuOf(c)
+	}
+	return d
+}

@@ -1,0 +1,36 @@
+package sandbox
+
+import (
+	"context"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkShownCell is the bench's 20-character cell, its value shown, in
+// an in-process interpreter: the worker's share of a round trip. It reports
+// the heap the session keeps per cell (after a collection), which the
+// cells of a long session add up to.
+func BenchmarkShownCell(b *testing.B) {
+	in, err := NewInterp(Options{Allow: NewAllowlist(nil)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	ctx := context.Background()
+	if err := in.Eval(ctx, "x := 0", false); err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := in.Eval(ctx, "x+10000000+100000000", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(in)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "kept-B/cell")
+}
