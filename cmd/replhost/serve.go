@@ -30,16 +30,16 @@ import (
 // serveConfig is the host's configuration: flags, then REPLHOST_*
 // variables, then the --config file, then the defaults.
 type serveConfig struct {
-	config, listen, root, isolation, logFormat, metricsListen, auditLog string
-	sessionTTL, evalTimeout, execEvalTimeout, loginGrace                time.Duration
-	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize, disk    byteSize
-	maxSessions, maxAuthTries, maxChannels, poolSize, auditLogBackups   int
-	maxThreads                                                          int
-	auditCode, perSourcePenalties                                       bool
-	allowPkg                                                            listFlag
-	workerUser, trustedUserCAKeys                                       string
-	maxStartups                                                         sshd.MaxStartups
-	perSourceMaxStartups                                                sshd.PerSourceLimit
+	config, listen, root, isolation, logFormat, metricsListen, auditLog        string
+	sessionTTL, evalTimeout, execEvalTimeout, loginGrace                       time.Duration
+	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize, disk           byteSize
+	maxSessions, maxAuthTries, maxChannels, poolSize, poolMax, auditLogBackups int
+	maxThreads                                                                 int
+	auditCode, perSourcePenalties                                              bool
+	allowPkg                                                                   listFlag
+	workerUser, trustedUserCAKeys                                              string
+	maxStartups                                                                sshd.MaxStartups
+	perSourceMaxStartups                                                       sshd.PerSourceLimit
 
 	args    []string     // serve's arguments, read again at SIGHUP
 	modules moduleFlags  // :get
@@ -74,6 +74,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.IntVar(&c.maxAuthTries, "max-auth-tries", 6, "failed authentication attempts before a connection is closed (OpenSSH's MaxAuthTries)")
 	fs.DurationVar(&c.loginGrace, "login-grace-time", 30*time.Second, "close a connection not authenticated by then (OpenSSH's LoginGraceTime)")
 	fs.IntVar(&c.poolSize, "pool-size", sandbox.DefaultPoolSize, "idle worker processes kept started for new sessions (process isolation)")
+	fs.IntVar(&c.poolMax, "pool-max", sandbox.DefaultMaxPoolSize, "most idle workers kept when logins come faster than they start (the pool grows toward it, then shrinks back to --pool-size)")
 	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus /metrics, /healthz and /readyz (off when empty)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
@@ -378,7 +379,7 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 		if size == 0 {
 			size = -1 // PoolOptions: 0 is the default, negative none
 		}
-		pool := sandbox.NewPool(sandbox.PoolOptions{Size: size, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
+		pool := sandbox.NewPool(sandbox.PoolOptions{Size: size, MaxSize: c.poolMax, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
 		outputCap := int64(c.outputCap)
 		return repl.InWorkersFor(pool, func(spec repl.EvaluatorSpec) sandbox.WorkerOptions {
 			lim := c.limitsFor(spec.Owner)
