@@ -248,6 +248,7 @@ func (r *rewriter) post(n ast.Node) {
 		default:
 			r.rangeArrayPtr(n)
 			r.loopVarRange(n)
+			r.rangeAssign(n)
 		}
 	case *ast.ForStmt:
 		r.loopVarFor(n)
@@ -275,6 +276,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.deferStmt(n)
 	case *ast.AssignStmt:
 		r.shiftAssign(n)
+		r.tupleAssign(n)
 		if n.Tok == token.DEFINE {
 			r.commaOK(n.Lhs, n.Rhs)
 		}

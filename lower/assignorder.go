@@ -1,0 +1,111 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+	"strings"
+)
+
+// rangeAssign lowers a range loop that assigns existing variables
+// (`for i = range s`), after which yaegi v0.16.1 leaves the variables as
+// they were, into one that defines temporaries and assigns them first thing
+// in the body, which is what Go does each iteration.
+func (r *rewriter) rangeAssign(n *ast.RangeStmt) {
+	if n.Tok != token.ASSIGN || n.Key == nil {
+		return
+	}
+	var lhs, tmps []string
+	for _, e := range []ast.Expr{n.Key, n.Value} {
+		if e == nil {
+			continue
+		}
+		if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
+			continue
+		}
+		t := r.ctx.name("rk")
+		lhs = append(lhs, r.nodeText(e))
+		tmps = append(tmps, t)
+		r.replaceNode(e, t)
+	}
+	if len(tmps) == 0 {
+		return
+	}
+	r.replace(r.off(n.TokPos), r.off(n.TokPos)+1, ":=")
+	r.insert(r.off(n.Body.Lbrace)+1, " "+strings.Join(lhs, ", ")+" = "+strings.Join(tmps, ", ")+";")
+}
+
+// tupleAssign lowers `a, b = f(), g()`, where yaegi v0.16.1 assigns a
+// before it calls g (so g sees the new a), into temporaries assigned once
+// every right-hand operand is evaluated, as the spec's two phases say.
+// Only assignments whose left side has no calls of its own are changed:
+// their operands' order against the right side does not matter.
+func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
+	if as.Tok != token.ASSIGN || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) {
+		return
+	}
+	switch p := r.parent().(type) {
+	case nil, *ast.BlockStmt, *ast.CaseClause: // nil: a statement at the cell's top level
+	case *ast.CommClause:
+		if p.Comm == ast.Stmt(as) {
+			return
+		}
+	default:
+		return
+	}
+	calls := false
+	for _, e := range as.Rhs {
+		calls = calls || hasCallOrRecv(e)
+	}
+	if !calls {
+		return
+	}
+	for _, e := range as.Lhs {
+		if hasCallOrRecv(e) {
+			return
+		}
+	}
+	var b strings.Builder
+	b.WriteString("{ ")
+	vals := make([]string, len(as.Rhs))
+	for i, e := range as.Rhs {
+		if r.code.info.Types[e].Value != nil {
+			vals[i] = r.nodeText(e)
+			continue
+		}
+		t := r.ctx.name("tv")
+		vals[i] = t
+		typ := ""
+		if id, ok := as.Lhs[i].(*ast.Ident); !ok || id.Name != "_" {
+			if lt := r.typeOf(as.Lhs[i]); lt != nil {
+				typ = " " + r.ctx.typeExprText(lt, r.subst)
+			}
+		}
+		b.WriteString("var " + t + typ + " = " + r.nodeText(e) + "; ")
+	}
+	lhs := make([]string, len(as.Lhs))
+	for i, e := range as.Lhs {
+		lhs[i] = r.nodeText(e)
+	}
+	b.WriteString(strings.Join(lhs, ", ") + " = " + strings.Join(vals, ", ") + " }")
+	r.replaceNode(as, b.String())
+}
+
+// hasCallOrRecv reports whether e calls a function or receives from a
+// channel (outside function literals, which it only creates).
+func hasCallOrRecv(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			found = true
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
