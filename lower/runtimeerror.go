@@ -1,6 +1,10 @@
 package lower
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // RuntimeError is a run-time panic of interpreted code as Go raises it: a
 // runtime.Error, where yaegi v0.16.1 panics with reflect's message string.
@@ -23,7 +27,32 @@ var reflectPanics = []struct{ prefix, msg string }{
 	{"reflect.Value.Slice: string slice index out of bounds", "slice bounds out of range"},
 	{"reflect: call of reflect.Value.", "invalid memory address or nil pointer dereference"}, // "... on zero Value"
 	{"reflect: Method on nil interface value", "invalid memory address or nil pointer dereference"},
+	{"reflect.Value.Grow: slice overflow", "growslice: len out of range"},
+	{"reflect.MakeSlice: negative len", "makeslice: len out of range"},
+	{"reflect.MakeSlice: negative cap", "makeslice: cap out of range"},
+	{"reflect.MakeSlice: len > cap", "makeslice: cap out of range"},
 }
+
+// TypeAssertionError is a failed type assertion as Go raises it: a
+// runtime.Error whose message has no "runtime error: " prefix, where yaegi
+// v0.16.1 panics with an error of its own prefixed by the position.
+type TypeAssertionError struct{ msg string }
+
+func (e TypeAssertionError) Error() string { return e.msg }
+
+// RuntimeError marks the value as a runtime.Error.
+func (TypeAssertionError) RuntimeError() {}
+
+var (
+	// sliceToArrayRE is reflect's message for a too short slice converted
+	// to an array or array pointer; Go's names both.
+	sliceToArrayRE = regexp.MustCompile(`^reflect: cannot convert slice with length (\d+) to (?:pointer to )?array with length (\d+)$`)
+	// cfgAssertRE is yaegi's failed type assertion: "L:C: interface conversion: ...".
+	cfgAssertRE = regexp.MustCompile(`^\d+:\d+: (interface conversion: .*)$`)
+)
+
+// yaegiCfgError is the type of yaegi's run-time errors (interp.cfgError).
+const yaegiCfgError = "*interp.cfgError"
 
 // Recovered is what recover() gives interpreted code: v, unless it is one
 // of yaegi's reflect panics, which becomes the runtime.Error Go raises.
@@ -32,9 +61,18 @@ func Recovered(v any) any {
 	if isExitPanic(v) {
 		panic(v)
 	}
+	if e, ok := v.(error); ok && fmt.Sprintf("%T", v) == yaegiCfgError {
+		if m := cfgAssertRE.FindStringSubmatch(e.Error()); m != nil {
+			return TypeAssertionError{m[1]}
+		}
+		return v
+	}
 	s, ok := v.(string)
 	if !ok {
 		return v
+	}
+	if m := sliceToArrayRE.FindStringSubmatch(s); m != nil {
+		return RuntimeError{"cannot convert slice with length " + m[1] + " to array or pointer to array with length " + m[2]}
 	}
 	for _, p := range reflectPanics {
 		if strings.HasPrefix(s, p.prefix) && (p.prefix != "reflect: call of reflect.Value." || strings.HasSuffix(s, "on zero Value")) {
