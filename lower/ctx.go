@@ -20,6 +20,7 @@ type lowerCtx struct {
 	tmp     int
 	err     error
 	sites   map[string]*site // generic declarations of the session's cells
+	local   localInsts       // instances declared inside the cell's functions
 	// cellDefers says the cell has top-level defers: its statements start
 	// by clearing the list and end by running it.
 	cellDefers bool

@@ -259,7 +259,19 @@ func (ctx *lowerCtx) instance(obj types.Object, args []types.Type) string {
 		key.WriteString(types.TypeString(a, func(p *types.Package) string { return p.Path() }))
 	}
 	key.WriteString("]")
+	at, ok := ctx.localAnchor(args)
+	if !ok {
+		ctx.fail(fmt.Errorf("generic %s instantiated with a local type of another cell", obj.Name()))
+		return obj.Name()
+	}
+	if at.IsValid() {
+		key.WriteString(localKey(args))
+	}
 	name := "ʟ" + obj.Name() + "_" + shortHash(key.String())
+	if fd, isFunc := st.decl.(*ast.FuncDecl); at.IsValid() && isFunc && fd.Recv == nil {
+		ctx.declareLocal(at, name, func() (string, string) { return ctx.instantiateLocal(st, args) })
+		return name
+	}
 	ctx.declare(name, func() string { return ctx.instantiate(st, name, args) })
 	return name
 }

@@ -76,6 +76,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 		}
 		r.wrapped = false
 	}
+	ctx.insertLocal(r)
 	if ctx.err != nil {
 		return string(c.src), nil, nil, nil // a limitation: let the interpreter judge the cell
 	}
