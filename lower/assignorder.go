@@ -109,3 +109,27 @@ func hasCallOrRecv(e ast.Expr) bool {
 	})
 	return found
 }
+
+// blankDeref lowers `_ = *p`, which yaegi v0.16.1 does not evaluate (so a
+// nil p does not panic), into a dereference into a temporary.
+func (r *rewriter) blankDeref(as *ast.AssignStmt) {
+	if as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return
+	}
+	if id, ok := as.Lhs[0].(*ast.Ident); !ok || id.Name != "_" {
+		return
+	}
+	if _, ok := ast.Unparen(as.Rhs[0]).(*ast.StarExpr); !ok {
+		return
+	}
+	switch r.parent().(type) {
+	case nil, *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+	default:
+		return
+	}
+	if p, ok := r.parent().(*ast.CommClause); ok && p.Comm == ast.Stmt(as) {
+		return
+	}
+	t := r.ctx.name("d")
+	r.replaceNode(as, "{ "+t+" := "+r.nodeText(as.Rhs[0])+"; _ = "+t+" }")
+}

@@ -39,6 +39,13 @@ func (r *rewriter) builtinCall(n *ast.CallExpr) {
 		// yaegi's own reflect panics (an index out of range) are strings,
 		// where Go's are runtime.Error values.
 		r.replaceNode(n, r.ctx.qualify(rtPath)+".Recovered("+r.nodeText(n)+")")
+	case "new":
+		// new(expr), Go 1.26: a pointer to a fresh variable holding expr.
+		if len(n.Args) == 1 && !r.code.info.Types[n.Args[0]].IsType() {
+			if p, ok := r.typeOf(n).(*types.Pointer); ok {
+				r.replaceNode(n, "&[]"+r.ctx.typeExprText(p.Elem(), r.subst)+"{"+r.nodeText(n.Args[0])+"}[0]")
+			}
+		}
 	case "len", "cap":
 		// Constant when go/types says so: of an array pointer, nil or not,
 		// which yaegi v0.16.1 reads through reflect and fails on nil.

@@ -277,6 +277,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.AssignStmt:
 		r.shiftAssign(n)
 		r.tupleAssign(n)
+		r.blankDeref(n)
 		if n.Tok == token.DEFINE {
 			r.commaOK(n.Lhs, n.Rhs)
 		}

@@ -15,7 +15,11 @@ import (
 // first thing in the case's body.
 func (r *rewriter) selectAssign(cc *ast.CommClause) {
 	as, ok := cc.Comm.(*ast.AssignStmt)
-	if !ok || as.Tok != token.ASSIGN || len(as.Rhs) != 1 {
+	if !ok || len(as.Rhs) != 1 {
+		return
+	}
+	if as.Tok == token.DEFINE {
+		r.selectDefine(cc, as)
 		return
 	}
 	tmps := make([]string, len(as.Lhs))
@@ -27,6 +31,29 @@ func (r *rewriter) selectAssign(cc *ast.CommClause) {
 	rhs := r.nodeText(as.Rhs[0])
 	r.replaceNode(as, strings.Join(tmps, ", ")+" := "+rhs)
 	r.insert(r.off(cc.Colon)+1, " "+strings.Join(lhs, ", ")+" = "+strings.Join(tmps, ", ")+";")
+}
+
+// selectDefine gives the variables a select case defines (`case x :=
+// <-c:`) a fresh copy each time the case runs, as Go does: yaegi v0.16.1
+// reuses one variable, which closures and pointers taken in an earlier
+// run then share.
+func (r *rewriter) selectDefine(cc *ast.CommClause, as *ast.AssignStmt) {
+	var copies []string
+	for _, l := range as.Lhs {
+		id, _ := l.(*ast.Ident)
+		if id == nil || id.Name == "_" {
+			continue
+		}
+		if o := r.code.info.Defs[id]; o == nil || !r.facts.captured[o] {
+			continue
+		}
+		hidden := r.ctx.name("recv")
+		r.replaceNode(id, hidden)
+		copies = append(copies, " "+id.Name+" := "+hidden+";")
+	}
+	if len(copies) > 0 {
+		r.insert(r.off(cc.Colon)+1, strings.Join(copies, ""))
+	}
 }
 
 // constShift gives the untyped constant of a non-constant shift
