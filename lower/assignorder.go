@@ -77,7 +77,7 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 		typ := ""
 		if id, ok := as.Lhs[i].(*ast.Ident); !ok || id.Name != "_" {
 			if lt := r.typeOf(as.Lhs[i]); lt != nil {
-				typ = " " + r.ctx.typeExprText(lt, r.subst)
+				typ = " " + r.ctx.typeText(lt, r.subst)
 			}
 		}
 		b.WriteString("var " + t + typ + " = " + r.nodeText(e) + "; ")

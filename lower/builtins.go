@@ -43,7 +43,7 @@ func (r *rewriter) builtinCall(n *ast.CallExpr) {
 		// new(expr), Go 1.26: a pointer to a fresh variable holding expr.
 		if len(n.Args) == 1 && !r.code.info.Types[n.Args[0]].IsType() {
 			if p, ok := r.typeOf(n).(*types.Pointer); ok {
-				r.replaceNode(n, "&[]"+r.ctx.typeExprText(p.Elem(), r.subst)+"{"+r.nodeText(n.Args[0])+"}[0]")
+				r.replaceNode(n, "&[]"+r.ctx.typeText(p.Elem(), r.subst)+"{"+r.nodeText(n.Args[0])+"}[0]")
 			}
 		}
 	case "len", "cap":
