@@ -141,3 +141,22 @@ func (ctx *lowerCtx) instantiateLocal(st *site, args []types.Type) (sig, body st
 	r.walk(d)
 	return r.text(r.off(d.Type.Params.Pos()), r.off(d.Type.End())), r.nodeText(d.Body)
 }
+
+// impossibleAssert lowers, in an instance, a type assertion that its
+// concrete types make impossible (`x.(T)` with x of an interface T lacks a
+// method of), which Go allows in generic code and fails at run time, and
+// yaegi v0.16.1 refuses to compile: the operand is asserted from any.
+func (r *rewriter) impossibleAssert(n *ast.TypeAssertExpr) {
+	if r.subst == nil || n.Type == nil {
+		return
+	}
+	xt, ok := r.typeOf(n.X).Underlying().(*types.Interface)
+	if !ok || xt.Empty() {
+		return
+	}
+	t := substType(r.code.info.TypeOf(n.Type), r.subst)
+	if t == nil || types.IsInterface(t) || types.AssertableTo(xt, t) {
+		return
+	}
+	r.replaceNode(n.X, "any("+r.nodeText(n.X)+")")
+}

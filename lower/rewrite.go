@@ -291,6 +291,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.selector(n)
 		r.methodValue(n)
 		r.pkgVar(n)
+	case *ast.TypeAssertExpr:
+		r.impossibleAssert(n)
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:
