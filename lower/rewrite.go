@@ -271,6 +271,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:
+		r.ifaceReturn(n)
 		r.returnStmt(n)
 	case *ast.DeferStmt:
 		r.deferStmt(n)
@@ -293,6 +294,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.pkgVar(n)
 	case *ast.TypeAssertExpr:
 		r.impossibleAssert(n)
+		r.ifaceAssert(n)
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:

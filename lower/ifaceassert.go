@@ -1,0 +1,108 @@
+package lower
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// ifaceAssert lowers x.(I), I an interface the session declares, to a call
+// of a helper that asks with a type switch: yaegi v0.16.1's assertion to
+// such an interface fails on a value held in an interface{} variable
+// ("reflect.Set: value of type interface {} is not assignable to type
+// interp.valueInterface") where its type switch matches it. When the switch
+// does not match, the helper makes the assertion itself, which panics as it
+// did (comma-ok: yields false).
+func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
+	if n.Type == nil {
+		return
+	}
+	t := substType(r.code.info.TypeOf(n.Type), r.subst)
+	if t == nil || !types.IsInterface(t) || !r.ctx.declaredInterface(t) {
+		return
+	}
+	if len(localTypesIn(t, nil, map[types.Type]bool{})) > 0 {
+		return
+	}
+	withOK := false
+	switch p := r.parent().(type) {
+	case *ast.AssignStmt:
+		withOK = len(p.Lhs) == 2 && len(p.Rhs) == 1
+	case *ast.ValueSpec:
+		withOK = len(p.Names) == 2 && len(p.Values) == 1
+	}
+	name := r.ctx.assertHelper(t, withOK)
+	r.replaceNode(n, name+"("+r.nodeText(n.X)+")")
+}
+
+// declaredInterface reports an interface type of interpreted code: not a
+// named interface of a compiled package (error, fmt.Stringer), not empty.
+func (ctx *lowerCtx) declaredInterface(t types.Type) bool {
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Pkg() == ctx.chk.pkg
+	}
+	it, ok := t.Underlying().(*types.Interface)
+	return ok && !it.Empty()
+}
+
+// assertHelper declares the helper asserting to t and returns its name.
+func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
+	tt := ctx.typeText(t, nil)
+	name := "ʟassert_" + shortHash(tt)
+	if withOK {
+		name += "ok"
+		ctx.declare(name, func() string {
+			return "func " + name + "(x any) (" + tt + ", bool) { switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
+		})
+		return name
+	}
+	ctx.declare(name, func() string {
+		return "func " + name + "(x any) " + tt + " { switch v := x.(type) { case " + tt + ": return v }; return x.(" + tt + ") }"
+	})
+	return name
+}
+
+// ifaceReturn lowers `return x` of a value of a type the session declares
+// where the result is an interface, to a return of a variable of the
+// result type holding x: yaegi v0.16.1 returns the bare value, whose
+// methods a later assertion does not see ("interface conversion: nil is
+// not I").
+func (r *rewriter) ifaceReturn(n *ast.ReturnStmt) {
+	f := r.fn()
+	if f.sig == nil || len(n.Results) != f.sig.Results().Len() || len(f.rf) > 0 {
+		return
+	}
+	switch r.parent().(type) {
+	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+	default:
+		return
+	}
+	var decls, vals string
+	changed := false
+	for i, e := range n.Results {
+		rt := substType(f.sig.Results().At(i).Type(), r.subst)
+		et := r.typeOf(e)
+		v := r.nodeText(e)
+		if types.IsInterface(rt) && et != nil && !types.IsInterface(et) && r.ctx.declaredType(et) {
+			tmp := r.ctx.name("ret")
+			decls += "var " + tmp + " " + r.ctx.typeText(rt, nil) + " = " + v + "; "
+			v = tmp
+			changed = true
+		}
+		if i > 0 {
+			vals += ", "
+		}
+		vals += v
+	}
+	if changed {
+		r.replaceNode(n, "{ "+decls+"return "+vals+" }")
+	}
+}
+
+// declaredType reports a named type of the session, or a pointer to one.
+func (ctx *lowerCtx) declaredType(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() == ctx.chk.pkg
+}
