@@ -100,6 +100,8 @@ func hasCallOrRecv(e ast.Expr) bool {
 			return false
 		case *ast.CallExpr:
 			found = true
+		case *ast.StarExpr: // a dereference that may panic
+			found = true
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
 				found = true

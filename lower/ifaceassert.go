@@ -65,7 +65,10 @@ func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
 // where the result is an interface, to a return of a variable of the
 // result type holding x: yaegi v0.16.1 returns the bare value, whose
 // methods a later assertion does not see ("interface conversion: nil is
-// not I").
+// not I"). It also evaluates every result before the return when yaegi
+// would see one result set before the next is evaluated: `return b, a`
+// of named results swapped nothing, and `return true, *p` that panics
+// returned true after recover.
 func (r *rewriter) ifaceReturn(n *ast.ReturnStmt) {
 	f := r.fn()
 	if f.sig == nil || len(n.Results) != f.sig.Results().Len() || len(f.rf) > 0 {
@@ -76,13 +79,15 @@ func (r *rewriter) ifaceReturn(n *ast.ReturnStmt) {
 	default:
 		return
 	}
+	ordered := len(n.Results) > 1 && r.resultsInterfere(n.Results, f.sig.Results())
 	var decls, vals string
 	changed := false
 	for i, e := range n.Results {
 		rt := substType(f.sig.Results().At(i).Type(), r.subst)
 		et := r.typeOf(e)
 		v := r.nodeText(e)
-		if types.IsInterface(rt) && et != nil && !types.IsInterface(et) && r.ctx.declaredType(et) {
+		iface := types.IsInterface(rt) && et != nil && !types.IsInterface(et) && r.ctx.declaredType(et)
+		if iface || (ordered && r.code.info.Types[e].Value == nil && !r.code.info.Types[e].IsNil()) {
 			tmp := r.ctx.name("ret")
 			decls += "var " + tmp + " " + r.ctx.typeText(rt, nil) + " = " + v + "; "
 			v = tmp
@@ -96,6 +101,40 @@ func (r *rewriter) ifaceReturn(n *ast.ReturnStmt) {
 	if changed {
 		r.replaceNode(n, "{ "+decls+"return "+vals+" }")
 	}
+}
+
+// resultsInterfere reports results of a return whose evaluation may see
+// or be cut short after an earlier result is set: a later one that calls,
+// dereferences or indexes, or any that reads a named result.
+func (r *rewriter) resultsInterfere(results []ast.Expr, vars *types.Tuple) bool {
+	named := map[types.Object]bool{}
+	for i := range vars.Len() {
+		if v := vars.At(i); v.Name() != "" && v.Name() != "_" {
+			named[v] = true
+		}
+	}
+	for i, e := range results {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.Ident:
+				o := r.code.info.Uses[n]
+				if v, ok := o.(*types.Var); ok && r.subst != nil {
+					o = v.Origin()
+				}
+				found = found || named[o]
+			case *ast.CallExpr, *ast.StarExpr, *ast.IndexExpr:
+				found = found || (i > 0 && !r.code.info.Types[n.(ast.Expr)].IsType())
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // declaredType reports a named type of the session, or a pointer to one.
