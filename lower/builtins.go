@@ -3,6 +3,7 @@ package lower
 import (
 	"go/ast"
 	"go/constant"
+	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
@@ -180,4 +181,38 @@ func (ctx *lowerCtx) minMaxHelper(op string, t types.Type) string {
 		return "func " + name + "(x " + tt + ", ys ..." + tt + ") " + tt + " {\n" + body + "\treturn x\n}"
 	})
 	return name
+}
+
+// constNegZero writes the value of a constant negation of a float zero
+// (`-zero`, `-float64(zero)`): constants have no negative zero, and yaegi
+// v0.16.1 negates at run time, giving -0.
+func (r *rewriter) constNegZero(n *ast.UnaryExpr) {
+	if n.Op != token.SUB {
+		return
+	}
+	tv := r.code.info.Types[n]
+	if tv.Value == nil || tv.Value.Kind() != constant.Float || constant.Sign(tv.Value) != 0 {
+		return
+	}
+	r.replaceNode(n, r.constText(tv))
+}
+
+// constCase writes the integer value of a constant case expression that
+// is not spelled as one (`case 1e19:` of a uint64 switch), which yaegi
+// v0.16.1 takes as a float or an int64.
+func (r *rewriter) constCase(cc *ast.CaseClause) {
+	for _, e := range cc.List {
+		tv := r.code.info.Types[e]
+		if tv.Value == nil || tv.Value.Kind() != constant.Int {
+			continue
+		}
+		if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.INT || isPlainName(e) {
+			continue
+		}
+		bt, ok := r.concrete(tv.Type).Underlying().(*types.Basic)
+		if !ok || bt.Info()&types.IsInteger == 0 {
+			continue
+		}
+		r.replaceNode(e, r.constText(tv))
+	}
 }

@@ -254,6 +254,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.loopVarFor(n)
 	case *ast.CommClause:
 		r.selectAssign(n)
+	case *ast.CaseClause:
+		r.constCase(n)
 	case *ast.GenDecl:
 		r.constValues(n)
 	case *ast.TypeSwitchStmt:
@@ -261,6 +263,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.UnaryExpr:
 		r.recvValue(n)
 		r.addrArrayPtrElem(n)
+		r.constNegZero(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
 		r.boolToIface(n)
