@@ -3,6 +3,7 @@ package lower
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 	"strings"
 )
 
@@ -36,9 +37,10 @@ func (r *rewriter) rangeAssign(n *ast.RangeStmt) {
 
 // tupleAssign lowers `a, b = f(), g()`, where yaegi v0.16.1 assigns a
 // before it calls g (so g sees the new a), into temporaries assigned once
-// every right-hand operand is evaluated, as the spec's two phases say.
-// Only assignments whose left side has no calls of its own are changed:
-// their operands' order against the right side does not matter.
+// every right-hand operand is evaluated, as the spec's two phases say; so
+// is `i, m[i] = 1, 2`, whose index yaegi reads after assigning i. Only
+// assignments whose left side has no calls of its own are changed: their
+// operands' order against the right side does not matter.
 func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 	if as.Tok != token.ASSIGN || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) {
 		return
@@ -56,16 +58,27 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 	for _, e := range as.Rhs {
 		calls = calls || hasCallOrRecv(e)
 	}
-	if !calls {
-		return
-	}
 	for _, e := range as.Lhs {
 		if hasCallOrRecv(e) {
 			return
 		}
 	}
+	if !calls && !r.indexSeesAssigned(as.Lhs) {
+		return
+	}
 	var b strings.Builder
 	b.WriteString("{ ")
+	lhs := make([]string, len(as.Lhs))
+	for i, e := range as.Lhs {
+		// Index operands are evaluated before anything is assigned.
+		if ix, ok := e.(*ast.IndexExpr); ok && r.code.info.Types[ix.Index].Value == nil {
+			t := r.ctx.name("ix")
+			b.WriteString("var " + t + " " + r.ctx.typeText(r.typeOf(ix.Index), r.subst) + " = " + r.nodeText(ix.Index) + "; ")
+			lhs[i] = r.nodeText(ix.X) + "[" + t + "]"
+			continue
+		}
+		lhs[i] = r.nodeText(e)
+	}
 	vals := make([]string, len(as.Rhs))
 	for i, e := range as.Rhs {
 		if r.code.info.Types[e].Value != nil {
@@ -82,12 +95,33 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 		}
 		b.WriteString("var " + t + typ + " = " + r.nodeText(e) + "; ")
 	}
-	lhs := make([]string, len(as.Lhs))
-	for i, e := range as.Lhs {
-		lhs[i] = r.nodeText(e)
-	}
 	b.WriteString(strings.Join(lhs, ", ") + " = " + strings.Join(vals, ", ") + " }")
 	r.replaceNode(as, b.String())
+}
+
+// indexSeesAssigned reports a left operand `x[i]` whose index reads a
+// variable an earlier operand assigns (`i, m[i] = 1, 2`): yaegi evaluates
+// the index after that assignment.
+func (r *rewriter) indexSeesAssigned(lhs []ast.Expr) bool {
+	assigned := map[types.Object]bool{}
+	for _, e := range lhs {
+		if ix, ok := e.(*ast.IndexExpr); ok {
+			seen := false
+			ast.Inspect(ix.Index, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && assigned[r.code.info.Uses[id]] {
+					seen = true
+				}
+				return !seen
+			})
+			if seen {
+				return true
+			}
+		}
+		if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
+			assigned[r.code.info.Uses[id]] = true
+		}
+	}
+	return false
 }
 
 // hasCallOrRecv reports whether e calls a function or receives from a
