@@ -14,6 +14,7 @@ import (
 // an invalid direction, into one that defines temporaries and assigns them
 // first thing in the case's body.
 func (r *rewriter) selectAssign(cc *ast.CommClause) {
+	r.selectComm(cc)
 	as, ok := cc.Comm.(*ast.AssignStmt)
 	if !ok || len(as.Rhs) != 1 {
 		return
@@ -31,6 +32,31 @@ func (r *rewriter) selectAssign(cc *ast.CommClause) {
 	rhs := r.nodeText(as.Rhs[0])
 	r.replaceNode(as, strings.Join(tmps, ", ")+" := "+rhs)
 	r.insert(r.off(cc.Colon)+1, " "+strings.Join(lhs, ", ")+" = "+strings.Join(tmps, ", ")+";")
+}
+
+// selectComm writes the typed value of a constant sent in a select case
+// (`case c32 <- 123:`), which yaegi v0.16.1 hands to reflect.Select as an
+// int, and drops the parentheses around a received value (`case x :=
+// (<-c):`), which it refuses ("receive from non-chan type").
+func (r *rewriter) selectComm(cc *ast.CommClause) {
+	switch c := cc.Comm.(type) {
+	case *ast.SendStmt:
+		if tv := r.code.info.Types[c.Value]; tv.Value != nil {
+			if ch, ok := r.typeOf(c.Chan).Underlying().(*types.Chan); ok {
+				r.replaceNode(c.Value, r.constText(types.TypeAndValue{Type: ch.Elem(), Value: tv.Value}))
+			}
+		}
+	case *ast.AssignStmt:
+		if len(c.Rhs) == 1 {
+			if p, ok := c.Rhs[0].(*ast.ParenExpr); ok {
+				r.replaceNode(p, r.nodeText(ast.Unparen(p)))
+			}
+		}
+	case *ast.ExprStmt:
+		if p, ok := c.X.(*ast.ParenExpr); ok {
+			r.replaceNode(p, r.nodeText(ast.Unparen(p)))
+		}
+	}
 }
 
 // selectDefine gives the variables a select case defines (`case x :=
@@ -245,6 +271,13 @@ func (r *rewriter) recvValue(u *ast.UnaryExpr) {
 	switch r.parent().(type) {
 	case *ast.AssignStmt, *ast.ExprStmt, *ast.ValueSpec:
 		return // a receive statement
+	case *ast.ParenExpr:
+		if len(r.stack) >= 3 {
+			switch r.stack[len(r.stack)-3].(type) {
+			case *ast.AssignStmt, *ast.ExprStmt:
+				return // a parenthesized receive statement (a select case's)
+			}
+		}
 	}
 	t := r.typeOf(u)
 	if t == nil {
