@@ -50,10 +50,39 @@ func (r *rewriter) builtinCall(n *ast.CallExpr) {
 	case "len", "cap":
 		// Constant when go/types says so: of an array pointer, nil or not,
 		// which yaegi v0.16.1 reads through reflect and fails on nil.
-		if tv := r.code.info.Types[n]; tv.Value != nil && len(n.Args) == 1 && isArrayPtr(r.typeOf(n.Args[0])) {
-			r.replaceNode(n, r.constText(tv))
+		if tv := r.code.info.Types[n]; tv.Value != nil && len(n.Args) == 1 {
+			if _, ok := arrayLen(r.typeOf(n.Args[0])); ok {
+				r.replaceNode(n, r.constText(tv)) // also of *p, p a nil array pointer
+			}
+			return
+		}
+		// Of an array or array pointer, the length is the type's even
+		// where go/types does not see a constant (a type parameter's
+		// argument, an operand that calls or receives, evaluated first).
+		if len(n.Args) == 1 && r.code.info.Types[n].Value == nil {
+			if size, ok := arrayLen(r.typeOf(n.Args[0])); ok {
+				v := r.ctx.name("x")
+				r.replaceNode(n, "func() int { "+v+" := "+r.nodeText(n.Args[0])+"; _ = "+v+"; return "+strconv.FormatInt(size, 10)+" }()")
+			}
 		}
 	}
+}
+
+// arrayLen returns the length of an array type or of the array a pointer
+// type points to.
+func arrayLen(t types.Type) (int64, bool) {
+	if t == nil {
+		return 0, false
+	}
+	u := t.Underlying()
+	if p, ok := u.(*types.Pointer); ok {
+		u = p.Elem().Underlying()
+	}
+	a, ok := u.(*types.Array)
+	if !ok {
+		return 0, false
+	}
+	return a.Len(), true
 }
 
 // isArrayPtr reports whether t is a pointer to an array.

@@ -63,6 +63,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	for _, d := range c.hoisted {
 		r.walk(d)
 	}
+	r.initOrder(c, chk.info)
 	for _, st := range c.body.List {
 		r.wrapped = needsFuncScope(st, chk.info, chk.pkg)
 		r.walk(st)
