@@ -3,6 +3,8 @@ package lower
 import (
 	"go/ast"
 	"go/types"
+	"strconv"
+	"strings"
 )
 
 // ifaceAssert lowers x.(I), I an interface the session declares, to a call
@@ -56,7 +58,14 @@ func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
 		return name
 	}
 	ctx.declare(name, func() string {
-		return "func " + name + "(x any) " + tt + " { switch v := x.(type) { case " + tt + ": return v }; return x.(" + tt + ") }"
+		it := t.Underlying().(*types.Interface)
+		var methods []string
+		for i := range it.NumMethods() {
+			methods = append(methods, strconv.Quote(it.Method(i).Name()))
+		}
+		target := types.TypeString(t, func(p *types.Package) string { return p.Name() })
+		return "func " + name + "(x any) " + tt + " { switch v := x.(type) { case " + tt + ": return v }; e := " +
+			ctx.qualify(rtPath) + ".AssertFailed(x, " + strconv.Quote(target) + ", []string{" + strings.Join(methods, ", ") + "}); panic(e) }"
 	})
 	return name
 }

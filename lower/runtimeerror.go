@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -43,6 +44,27 @@ func (e TypeAssertionError) Error() string { return e.msg }
 // RuntimeError marks the value as a runtime.Error.
 func (TypeAssertionError) RuntimeError() {}
 
+// AssertFailed is the panic of a failed assertion of x to the interface
+// target (methods: its method names, sorted), as Go words it.
+func AssertFailed(x any, target string, methods []string) TypeAssertionError {
+	if x == nil {
+		return TypeAssertionError{"interface conversion: interface is nil, not " + target}
+	}
+	t := reflect.TypeOf(x)
+	missing := ""
+	for _, m := range methods {
+		if _, ok := t.MethodByName(m); !ok {
+			missing = m
+			break
+		}
+	}
+	msg := "interface conversion: " + t.String() + " is not " + target
+	if missing != "" {
+		msg += ": missing method " + missing
+	}
+	return TypeAssertionError{msg}
+}
+
 var (
 	// sliceToArrayRE is reflect's message for a too short slice converted
 	// to an array or array pointer; Go's names both.
@@ -60,6 +82,12 @@ const yaegiCfgError = "*interp.cfgError"
 func Recovered(v any) any {
 	if isExitPanic(v) {
 		panic(v)
+	}
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+		v = rv.Interface() // yaegi panics with a native call's result as its reflect.Value
+	}
+	if e, ok := v.(*reflect.ValueError); ok && e.Kind == reflect.Invalid {
+		return RuntimeError{"invalid memory address or nil pointer dereference"} // through a nil pointer
 	}
 	if e, ok := v.(error); ok && fmt.Sprintf("%T", v) == yaegiCfgError {
 		if m := cfgAssertRE.FindStringSubmatch(e.Error()); m != nil {

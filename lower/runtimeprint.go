@@ -17,13 +17,14 @@ const rtPath = "replhost.internal/rt"
 // them whatever its allowlist).
 var Runtime = interp.Exports{
 	rtPath + "/rt": {
-		"Printer":    reflect.ValueOf(Printer),
-		"Recovered":  reflect.ValueOf(Recovered),
-		"Stringer":   reflect.ValueOf(Stringer),
-		"Errorer":    reflect.ValueOf(Errorer),
-		"ShiftCount": reflect.ValueOf(ShiftCount),
-		"Exiting":    reflect.ValueOf(Exiting),
-		"Exitingf":   reflect.ValueOf(Exitingf),
+		"Printer":      reflect.ValueOf(Printer),
+		"Recovered":    reflect.ValueOf(Recovered),
+		"Stringer":     reflect.ValueOf(Stringer),
+		"Errorer":      reflect.ValueOf(Errorer),
+		"ShiftCount":   reflect.ValueOf(ShiftCount),
+		"AssertFailed": reflect.ValueOf(AssertFailed),
+		"Exiting":      reflect.ValueOf(Exiting),
+		"Exitingf":     reflect.ValueOf(Exitingf),
 	},
 }
 
