@@ -169,3 +169,37 @@ func (r *rewriter) blankDeref(as *ast.AssignStmt) {
 	t := r.ctx.name("d")
 	r.replaceNode(as, "{ "+t+" := "+r.nodeText(as.Rhs[0])+"; _ = "+t+" }")
 }
+
+// opAssignOrder lowers `*p += f()` and `x[i] += f()`, where yaegi v0.16.1
+// reads *p before calling f and writes it after (f may change p, and
+// the result is then neither Go's old nor new target), into the call into
+// a temporary first, then the assignment: Go's compiler evaluates the
+// call before the operands of the left side.
+func (r *rewriter) opAssignOrder(as *ast.AssignStmt) {
+	if as.Tok == token.ASSIGN || as.Tok == token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 || !hasCallOrRecv(as.Rhs[0]) {
+		return
+	}
+	switch r.parent().(type) {
+	case nil, *ast.BlockStmt, *ast.CaseClause:
+	default:
+		return
+	}
+	switch l := as.Lhs[0].(type) {
+	case *ast.StarExpr:
+		if hasCallOrRecv(l.X) {
+			return
+		}
+	case *ast.IndexExpr:
+		if hasCallOrRecv(l.X) || hasCallOrRecv(l.Index) {
+			return
+		}
+	default:
+		return
+	}
+	t := r.typeOf(as.Rhs[0])
+	if t == nil {
+		return
+	}
+	v := r.ctx.name("v")
+	r.replaceNode(as, "{ var "+v+" "+r.ctx.typeText(t, r.subst)+" = "+r.nodeText(as.Rhs[0])+"; "+r.nodeText(as.Lhs[0])+" "+as.Tok.String()+" "+v+" }")
+}

@@ -282,6 +282,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.shiftAssign(n)
 		r.tupleAssign(n)
 		r.blankDeref(n)
+		r.opAssignOrder(n)
 		if n.Tok == token.DEFINE {
 			r.commaOK(n.Lhs, n.Rhs)
 		}
