@@ -124,9 +124,17 @@ func (r *rewriter) indexSeesAssigned(lhs []ast.Expr) bool {
 	return false
 }
 
-// hasCallOrRecv reports whether e calls a function or receives from a
-// channel (outside function literals, which it only creates).
-func hasCallOrRecv(e ast.Expr) bool {
+// hasCallOrRecv reports whether e calls a function, receives from a
+// channel or dereferences a pointer, any of which may see or change what
+// an assignment does, or panic (outside function literals, which it only
+// creates).
+func hasCallOrRecv(e ast.Expr) bool { return hasEffects(e, true) }
+
+// callsOrReceives reports whether e calls a function or receives from a
+// channel: what makes Go evaluate the operand of len of an array.
+func callsOrReceives(e ast.Expr) bool { return hasEffects(e, false) }
+
+func hasEffects(e ast.Expr, derefs bool) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -134,8 +142,8 @@ func hasCallOrRecv(e ast.Expr) bool {
 			return false
 		case *ast.CallExpr:
 			found = true
-		case *ast.StarExpr: // a dereference that may panic
-			found = true
+		case *ast.StarExpr:
+			found = found || derefs
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
 				found = true

@@ -98,24 +98,33 @@ func isArrayPtr(t types.Type) bool {
 	return ok
 }
 
-// rangeArrayPtr lowers a range over an array pointer that reads no
-// element, which Go allows on a nil pointer and yaegi v0.16.1 does not, to
-// a range over an array of the same length.
+// rangeArrayPtr lowers a range over an array or array pointer that reads
+// no element, which Go allows on a nil pointer and yaegi v0.16.1 does not,
+// to a range over an array of the same length; the range expression is
+// evaluated first only where Go does (it calls or receives).
 func (r *rewriter) rangeArrayPtr(n *ast.RangeStmt) {
 	if n.Value != nil {
 		if id, ok := n.Value.(*ast.Ident); !ok || id.Name != "_" {
 			return
 		}
 	}
-	t := r.typeOf(n.X)
-	if !isArrayPtr(t) {
+	size, ok := arrayLen(r.typeOf(n.X))
+	if !ok {
 		return
 	}
-	if tv := r.code.info.Types[n.X]; !isPlainName(n.X) && tv.Value == nil {
-		return // an expression that might have effects: leave it
+	tv := r.code.info.Types[n.X]
+	arr := "[" + strconv.FormatInt(size, 10) + "]struct{}"
+	if !callsOrReceives(n.X) || tv.Value != nil {
+		// len(x) is constant: Go does not evaluate x (nil or not).
+		if _, isArr := r.typeOf(n.X).Underlying().(*types.Array); isArr && isPlainName(n.X) {
+			return // a plain array: yaegi ranges over it well
+		}
+		r.replaceNode(n.X, arr+"{}")
+		return
 	}
-	size := t.Underlying().(*types.Pointer).Elem().Underlying().(*types.Array).Len()
-	r.replaceNode(n.X, "["+strconv.FormatInt(size, 10)+"]struct{}{}")
+	// x calls or receives: evaluated (a nil *p panics), then its length.
+	v := r.ctx.name("x")
+	r.replaceNode(n.X, "func() "+arr+" { "+v+" := "+r.nodeText(n.X)+"; _ = "+v+"; return "+arr+"{} }()")
 }
 
 // isPlainName is an identifier or a selector of identifiers.
