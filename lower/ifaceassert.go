@@ -95,7 +95,7 @@ func (r *rewriter) ifaceReturn(n *ast.ReturnStmt) {
 		rt := substType(f.sig.Results().At(i).Type(), r.subst)
 		et := r.typeOf(e)
 		v := r.nodeText(e)
-		iface := types.IsInterface(rt) && et != nil && !types.IsInterface(et) && r.ctx.declaredType(et)
+		iface := types.IsInterface(rt) && et != nil && !types.IsInterface(et) && (r.ctx.declaredType(et) || isFunc(et))
 		if iface || (ordered && r.code.info.Types[e].Value == nil && !r.code.info.Types[e].IsNil()) {
 			tmp := r.ctx.name("ret")
 			decls += "var " + tmp + " " + r.ctx.typeText(rt, nil) + " = " + v + "; "
@@ -144,6 +144,13 @@ func (r *rewriter) resultsInterfere(results []ast.Expr, vars *types.Tuple) bool 
 		}
 	}
 	return false
+}
+
+// isFunc reports a function type: yaegi returns a function value as an
+// interface as its own *interp.node, which no type switch case matches.
+func isFunc(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
 }
 
 // declaredType reports a named type of the session, or a pointer to one.
