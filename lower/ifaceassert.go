@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// ifaceAssert lowers x.(I), I an interface the session declares, to a call
+// ifaceAssert lowers x.(I), x an interface{} and I an interface the session
+// declares, to a call
 // of a helper that asks with a type switch: yaegi v0.16.1's assertion to
 // such an interface fails on a value held in an interface{} variable
 // ("reflect.Set: value of type interface {} is not assignable to type
@@ -22,8 +23,11 @@ func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
 	if t == nil || !types.IsInterface(t) || !r.ctx.declaredInterface(t) {
 		return
 	}
-	xt := r.typeOf(n.X)
-	if xt == nil || len(localTypesIn(t, nil, map[types.Type]bool{})) > 0 || len(localTypesIn(xt, nil, map[types.Type]bool{})) > 0 {
+	// Only from an empty interface: from a non-empty one yaegi asserts
+	// well, and its type switch does not (it matched interfaces the
+	// value lacks, or missed ones it has).
+	xt, ok := r.typeOf(n.X).Underlying().(*types.Interface)
+	if !ok || !xt.Empty() || len(localTypesIn(t, nil, map[types.Type]bool{})) > 0 {
 		return
 	}
 	withOK := false
@@ -33,7 +37,7 @@ func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
 	case *ast.ValueSpec:
 		withOK = len(p.Names) == 2 && len(p.Values) == 1
 	}
-	name := r.ctx.assertHelper(substType(xt, r.subst), t, withOK)
+	name := r.ctx.assertHelper(t, withOK)
 	r.replaceNode(n, name+"("+r.nodeText(n.X)+")")
 }
 
@@ -47,18 +51,15 @@ func (ctx *lowerCtx) declaredInterface(t types.Type) bool {
 	return ok && !it.Empty()
 }
 
-// assertHelper declares the helper asserting a value of interface type
-// from to t and returns its name. Its parameter has the operand's type:
-// a non-empty interface value passed as any matched every case of yaegi's
-// type switch.
-func (ctx *lowerCtx) assertHelper(from, t types.Type, withOK bool) string {
+// assertHelper declares the helper asserting an interface{} value to t
+// and returns its name.
+func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
 	tt := ctx.typeText(t, nil)
-	ft := ctx.typeText(from, nil)
-	name := "ʟassert_" + shortHash(ft+"|"+tt)
+	name := "ʟassert_" + shortHash(tt)
 	if withOK {
 		name += "ok"
 		ctx.declare(name, func() string {
-			return "func " + name + "(x " + ft + ") (" + tt + ", bool) { switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
+			return "func " + name + "(x any) (" + tt + ", bool) { switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
 		})
 		return name
 	}
@@ -69,7 +70,7 @@ func (ctx *lowerCtx) assertHelper(from, t types.Type, withOK bool) string {
 			methods = append(methods, strconv.Quote(it.Method(i).Name()))
 		}
 		target := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-		return "func " + name + "(x " + ft + ") " + tt + " { switch v := x.(type) { case " + tt + ": return v }; e := " +
+		return "func " + name + "(x any) " + tt + " { switch v := x.(type) { case " + tt + ": return v }; e := " +
 			ctx.qualify(rtPath) + ".AssertFailed(x, " + strconv.Quote(target) + ", []string{" + strings.Join(methods, ", ") + "}); panic(e) }"
 	})
 	return name
