@@ -8,13 +8,12 @@ import (
 )
 
 // ifaceAssert lowers x.(I), x an interface{} and I an interface the session
-// declares, to a call
-// of a helper that asks with a type switch: yaegi v0.16.1's assertion to
-// such an interface fails on a value held in an interface{} variable
-// ("reflect.Set: value of type interface {} is not assignable to type
-// interp.valueInterface") where its type switch matches it. When the switch
-// does not match, the helper makes the assertion itself, which panics as it
-// did (comma-ok: yields false).
+// declares, to a call of a helper that asks with a type switch: yaegi
+// v0.16.1's assertion to such an interface fails on a value held in an
+// interface{} variable ("reflect.Set: value of type interface {} is not
+// assignable to type interp.valueInterface") where its type switch matches
+// it. When the switch does not match, the helper panics with Go's
+// runtime.Error (comma-ok: yields false).
 func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
 	if n.Type == nil {
 		return
