@@ -154,28 +154,35 @@ func hasEffects(e ast.Expr, derefs bool) bool {
 	return found
 }
 
-// blankDeref lowers `_ = *p`, which yaegi v0.16.1 does not evaluate (so a
-// nil p does not panic), into a dereference into a temporary.
+// blankDeref lowers `_ = *p` and `m[k] = *p`, which yaegi v0.16.1 does
+// not evaluate, or evaluates without panicking on a nil p (storing a zero
+// value), into a dereference into a temporary first.
 func (r *rewriter) blankDeref(as *ast.AssignStmt) {
 	if as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
 		return
 	}
-	if id, ok := as.Lhs[0].(*ast.Ident); !ok || id.Name != "_" {
+	switch l := as.Lhs[0].(type) {
+	case *ast.Ident:
+		if l.Name != "_" {
+			return
+		}
+	case *ast.IndexExpr:
+		if _, isMap := r.typeOf(l.X).Underlying().(*types.Map); !isMap {
+			return
+		}
+	default:
 		return
 	}
 	if _, ok := ast.Unparen(as.Rhs[0]).(*ast.StarExpr); !ok {
 		return
 	}
 	switch r.parent().(type) {
-	case nil, *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+	case nil, *ast.BlockStmt, *ast.CaseClause:
 	default:
 		return
 	}
-	if p, ok := r.parent().(*ast.CommClause); ok && p.Comm == ast.Stmt(as) {
-		return
-	}
 	t := r.ctx.name("d")
-	r.replaceNode(as, "{ "+t+" := "+r.nodeText(as.Rhs[0])+"; _ = "+t+" }")
+	r.replaceNode(as, "{ "+t+" := "+r.nodeText(as.Rhs[0])+"; "+r.nodeText(as.Lhs[0])+" = "+t+" }")
 }
 
 // opAssignOrder lowers `*p += f()` and `x[i] += f()`, where yaegi v0.16.1
