@@ -1,6 +1,8 @@
 package sshd_test
 
 import (
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/replhost/replhost/internal/etcdtest"
@@ -28,6 +30,43 @@ func BenchmarkClusterCell(b *testing.B) {
 					b.Fatalf("cell: %+v", res)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkClusterLogins is logins per second (connect, authenticate, one
+// `eval` cell in a new session, out) from 4 clients of 12 users spread
+// round-robin over the nodes, against one node and against three. The
+// nodes share this process and its cores, so the figure is the cost of
+// the cluster (placement, claims in etcd, forwarding to the placed node),
+// not the scale-out of three machines.
+func BenchmarkClusterLogins(b *testing.B) {
+	userNames := make([]string, 12)
+	for i := range userNames {
+		userNames[i] = fmt.Sprintf("user%d", i)
+	}
+	for _, count := range []int{1, 3} {
+		b.Run(fmt.Sprintf("nodes=%d", count), func(b *testing.B) {
+			etcd := etcdtest.Start(b)
+			r := newSharedRoot(b, userNames...)
+			var nodes []*clusterNode
+			for i := range count {
+				nodes = append(nodes, startNode(b, r, etcd.Endpoints(), fmt.Sprintf("n%d", i+1)))
+			}
+			var next atomic.Int64
+			b.SetParallelism(2) // 4 clients on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(1)
+					res := r.run(b, nodes[int(i)%len(nodes)], userNames[int(i)%len(userNames)], "eval 1+1", "")
+					if res.Status != 0 || res.Stdout != "2\n" {
+						b.Errorf("login %d: %+v", i, res)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "logins/s")
 		})
 	}
 }
