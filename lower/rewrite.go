@@ -278,6 +278,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.returnStmt(n)
 	case *ast.DeferStmt:
 		r.deferStmt(n)
+	case *ast.GoStmt:
+		r.goStmt(n)
 	case *ast.AssignStmt:
 		r.shiftAssign(n)
 		r.tupleAssign(n)

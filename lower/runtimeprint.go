@@ -25,6 +25,7 @@ var Runtime = interp.Exports{
 		"AssertFailed": reflect.ValueOf(AssertFailed),
 		"Exiting":      reflect.ValueOf(Exiting),
 		"Exitingf":     reflect.ValueOf(Exitingf),
+		"GoPanic":      reflect.ValueOf(GoPanic),
 	},
 }
 

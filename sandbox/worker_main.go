@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replhost/replhost/lower"
 	"github.com/replhost/replhost/udf"
 	"github.com/traefik/yaegi/interp"
 )
@@ -27,6 +28,7 @@ const stuckGrace = 300 * time.Millisecond
 // exit code. It applies its confinement (Landlock, working directory,
 // memory limit) when the host tells it its session, before any code runs.
 func WorkerMain() int {
+	lower.GoPanicEndsProcess = true // a goroutine's panic ends the worker, as it ends a Go program
 	conn, err := protocolSocket()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replhost worker:", err)

@@ -1,0 +1,95 @@
+package lower
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// GoPanicEndsProcess makes GoPanic panic again, which ends the process as
+// Go ends a program: a worker process sets it (the host then reports the
+// session crashed, with the panic, and restores it); in the host (inproc
+// mode) it stays false and only the goroutine ends.
+var GoPanicEndsProcess bool
+
+// GoPanic reports v, the recovered value of a goroutine started by a `go`
+// statement of interpreted code, as Go's runtime reports an unrecovered
+// panic ("panic: V" and the goroutine line) on w, the code's os.Stderr.
+// Without it a goroutine panic unwinds through yaegi and ends the whole
+// process: in inproc mode the host and every session.
+func GoPanic(w io.Writer, v any) {
+	if v == nil {
+		return
+	}
+	if GoPanicEndsProcess {
+		panic(v)
+	}
+	printMu.Lock()
+	defer printMu.Unlock()
+	if isExitPanic(v) { // Recovered would panic again: that is how exits pass a recover
+		fmt.Fprintf(w, "error: %s called in a goroutine: only the goroutine ended\n", v)
+		return
+	}
+	fmt.Fprintf(w, "panic: %s\n\ngoroutine [running]:\n(a goroutine of the session's code)\n", panicText(Recovered(v)))
+}
+
+// panicText is a panic value as the runtime's printpanicval writes it.
+func panicText(v any) string {
+	switch x := v.(type) {
+	case error:
+		return x.Error()
+	case fmt.Stringer:
+		return x.String()
+	case string:
+		return x
+	}
+	t := reflect.TypeOf(v)
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		if t.PkgPath() == "" {
+			return fmt.Sprint(v) // a predeclared type: panic(3) prints 3
+		}
+		return fmt.Sprintf("%T(%v)", v, v)
+	}
+	return fmt.Sprintf("(%T) %v", v, v)
+}
+
+// goStmt makes a goroutine's panic GoPanic's report instead of the end of
+// the process. `go func(...) {...}(args)` gets a deferred recover first in
+// its body; `go f(args)` of a declared, non-generic, non-variadic function
+// becomes such a literal whose parameters take the arguments, so they are
+// still evaluated by the go statement. Other calls (methods, func values,
+// builtins) are left alone.
+func (r *rewriter) goStmt(n *ast.GoStmt) {
+	guard := "defer func() { " + r.ctx.qualify(rtPath) + ".GoPanic(" + r.ctx.qualify("os") + ".Stderr, recover()) }(); "
+	if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+		r.insert(r.off(lit.Body.Lbrace)+1, guard)
+		return
+	}
+	id, ok := ast.Unparen(n.Call.Fun).(*ast.Ident)
+	if !ok || n.Call.Ellipsis.IsValid() {
+		return
+	}
+	fn, ok := r.code.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Variadic() || sig.TypeParams().Len() > 0 || sig.Params().Len() != len(n.Call.Args) {
+		return
+	}
+	var params, names, args []string
+	for i, a := range n.Call.Args {
+		name := fmt.Sprintf("ʟg%d", i)
+		params = append(params, name+" "+r.ctx.typeExprText(sig.Params().At(i).Type(), nil))
+		names = append(names, name)
+		args = append(args, r.nodeText(a))
+	}
+	r.replaceNode(n.Call, "func("+strings.Join(params, ", ")+") { "+guard+r.nodeText(n.Call.Fun)+"("+
+		strings.Join(names, ", ")+") }("+strings.Join(args, ", ")+")")
+}
