@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +22,7 @@ func lockRoot(root string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock root: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := flockSoon(f); err != nil {
 		defer f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, fmt.Errorf("root %s is in use by pid %s", root, lockHolder(f))
@@ -32,6 +33,25 @@ func lockRoot(root string) (unlock func(), err error) {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return func() { f.Close() }, nil
+}
+
+// lockWait bounds how long a start waits for a lock that is held. A host
+// SIGKILLed while it forked a worker leaves that child holding a copy of
+// the lock's descriptor until it execs (a few milliseconds): a restart
+// right after a crash (systemd's, a test's) must not fail on it.
+const lockWait = 2 * time.Second
+
+// flockSoon takes f's exclusive lock, trying again for up to lockWait
+// while another process holds it.
+func flockSoon(f *os.File) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // lockHolder is the pid the holder wrote, or "unknown".
