@@ -11,6 +11,13 @@ import (
 // that script's stderr, and the host (every other session in the same
 // process) goes on: yaegi would have let it end the process.
 func TestGoroutinePanicInprocLeavesTheHost(t *testing.T) {
+	if raceEnabled() {
+		// yaegi's own data race between a goroutine's end and its
+		// interpreter (run.go:1922) would be reported as this test's;
+		// sandbox's TestGoroutinePanicIsReportedAndTheProcessGoesOn checks
+		// the same in a child process under -race.
+		t.Skip("yaegi's own data race in goroutines; run without -race")
+	}
 	h := testhost.Start(t, testhost.Options{})
 	prog := "import \"sync\"\nvar wg sync.WaitGroup\nwg.Add(1)\nfunc work() { defer wg.Done(); panic(\"boom\") }\ngo work()\nwg.Wait()\n"
 	r := h.Run(t, "alice", "", prog)
