@@ -30,26 +30,34 @@ func locate(p string) (id, rel string) {
 	return id, rel
 }
 
-// session returns the store of an own session, or a not-found error for any
-// other id (another user's session looks the same as none).
-func (h *handler) session(op, p, id string) (*artifacts.Store, error) {
+// session returns the store of an own session, or the connection to the
+// host that holds it (a cluster), or a not-found error for any other id
+// (another user's session looks the same as none).
+func (h *handler) session(op, p, id string) (*artifacts.Store, *remote, error) {
+	if r := h.cached(id); r != nil {
+		return nil, r, nil
+	}
 	if slices.Contains(h.s.List(h.user), id) {
-		if st, err := h.s.Store(h.user, id); err == nil {
-			return st, nil
+		st, err := h.s.Store(h.user, id)
+		if err == nil {
+			return st, nil, nil
+		}
+		if r, err := h.elsewhere(op, p, id, err); r != nil || err != nil {
+			return nil, r, err
 		}
 	}
-	return nil, &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist}
+	return nil, nil, &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist}
 }
 
-// target resolves p to the store and path of an artifact (not "/" and not
-// a session's own folder).
-func (h *handler) target(op, p string) (*artifacts.Store, string, error) {
+// target resolves p to the store (or the other host) and path of an
+// artifact (not "/" and not a session's own folder).
+func (h *handler) target(op, p string) (*artifacts.Store, *remote, string, error) {
 	id, rel := locate(p)
 	if id == "" || rel == "." {
-		return nil, "", h.refuse(op, p, errors.New("sftpd: "+op+" "+p+": only files below /SESSION/classes/src/, files/ and archives/ can change"), sftp.ErrSSHFxPermissionDenied)
+		return nil, nil, "", h.refuse(op, p, errors.New("sftpd: "+op+" "+p+": only files below /SESSION/classes/src/, files/ and archives/ can change"), sftp.ErrSSHFxPermissionDenied)
 	}
-	st, err := h.session(op, p, id)
-	return st, rel, err
+	st, r, err := h.session(op, p, id)
+	return st, r, rel, err
 }
 
 // coded carries an sftp status code along with the error's own message.
@@ -88,9 +96,12 @@ func (h *handler) Fileread(r *sftp.Request) (io.ReaderAt, error) {
 	if id == "" {
 		return nil, &fs.PathError{Op: "open", Path: r.Filepath, Err: errors.New("is a directory")}
 	}
-	st, err := h.session("open", r.Filepath, id)
+	st, rm, err := h.session("open", r.Filepath, id)
 	if err != nil {
 		return nil, err
+	}
+	if rm != nil {
+		return h.remoteRead(rm, id, r.Filepath)
 	}
 	release, err := h.takeHandle("open", r.Filepath, true)
 	if err != nil {
@@ -155,13 +166,17 @@ func (h *handler) takeHandle(op, p string, fd bool) (func(), error) {
 // file, at any offset and in any order; Close commits (verify, rename,
 // unpack), and a transfer cut off aborts, leaving nothing.
 func (h *handler) Filewrite(r *sftp.Request) (io.WriterAt, error) {
-	st, rel, err := h.target("open", r.Filepath)
+	st, rm, rel, err := h.target("open", r.Filepath)
 	if err != nil {
 		return nil, err
 	}
 	flags := r.Pflags()
 	if flags.Append {
 		return nil, h.refuse("open", r.Filepath, errors.New("sftpd: "+r.Filepath+": appending (resuming) is not supported; upload the whole file"), sftp.ErrSSHFxOpUnsupported)
+	}
+	if rm != nil {
+		id, _ := locate(r.Filepath)
+		return h.remoteWrite(rm, id, r.Filepath, flags.Excl)
 	}
 	if flags.Excl {
 		if _, err := st.Lstat(rel); err == nil {
@@ -270,9 +285,12 @@ func (h *handler) Filecmd(r *sftp.Request) error {
 		return h.refuse(strings.ToLower(r.Method), r.Filepath, errors.New("sftpd: links are not supported"), sftp.ErrSSHFxOpUnsupported)
 	}
 	op := strings.ToLower(r.Method)
-	st, rel, err := h.target(op, r.Filepath)
+	st, rm, rel, err := h.target(op, r.Filepath)
 	if err != nil {
 		return err
+	}
+	if rm != nil {
+		return h.remoteCmd(rm, r.Method, r.Filepath)
 	}
 	switch r.Method {
 	case "Mkdir":
@@ -329,9 +347,13 @@ func (h *handler) Lstat(r *sftp.Request) (sftp.ListerAt, error) {
 // Readlink returns a symlink's target (symlinks come from archives).
 func (h *handler) Readlink(p string) (string, error) {
 	id, rel := locate(p)
-	st, err := h.session("readlink", p, id)
+	st, rm, err := h.session("readlink", p, id)
 	if err != nil {
 		return "", err
+	}
+	if rm != nil {
+		t, err := rm.c.ReadLink(p)
+		return t, h.fromRemote(id, rm, err)
 	}
 	t, err := st.Readlink(rel)
 	return t, h.status("readlink", p, err)
@@ -342,9 +364,12 @@ func (h *handler) stat(p string, follow bool) (os.FileInfo, error) {
 	if id == "" {
 		return dirInfo{name: "/", mtime: h.start}, nil
 	}
-	st, err := h.session("stat", p, id)
+	st, rm, err := h.session("stat", p, id)
 	if err != nil {
 		return nil, err
+	}
+	if rm != nil {
+		return h.remoteStat(rm, id, p, follow)
 	}
 	var fi os.FileInfo
 	if follow {
@@ -364,9 +389,13 @@ func (h *handler) stat(p string, follow bool) (os.FileInfo, error) {
 func (h *handler) list(p string) ([]os.FileInfo, error) {
 	id, rel := locate(p)
 	if id != "" {
-		st, err := h.session("opendir", p, id)
+		st, rm, err := h.session("opendir", p, id)
 		if err != nil {
 			return nil, err
+		}
+		if rm != nil {
+			fis, err := rm.c.ReadDir(p)
+			return fis, h.fromRemote(id, rm, err)
 		}
 		fis, err := st.ReadDir(rel)
 		return fis, h.status("opendir", p, err)
@@ -375,8 +404,16 @@ func (h *handler) list(p string) ([]os.FileInfo, error) {
 	sort.Strings(ids)
 	var fis []os.FileInfo
 	for _, id := range ids {
-		if st, err := h.s.Store(h.user, id); err == nil {
+		st, err := h.s.Store(h.user, id)
+		if err == nil {
 			if fi, err := st.Stat("."); err == nil {
+				fis = append(fis, renamed{fi, id})
+			}
+			continue
+		}
+		// Another host's session: its folder as that host shows it.
+		if rm, _ := h.elsewhere("opendir", "/"+id, id, err); rm != nil {
+			if fi, err := h.remoteStat(rm, id, "/"+id, true); err == nil {
 				fis = append(fis, renamed{fi, id})
 			}
 		}

@@ -23,6 +23,26 @@ type Sessions interface {
 	// Store returns the artifact store of session id; it must fail for a
 	// session that is not user's.
 	Store(user, id string) (*artifacts.Store, error)
+	// Elsewhere names the host that holds session id when Store failed
+	// with err because another live host holds it (a cluster); ok is
+	// false otherwise: the session is served here or not at all.
+	Elsewhere(user, id string, err error) (host string, ok bool)
+	// Dial opens user's sftp view on host, which serves the sessions it
+	// holds under the same paths. It is called once per host and
+	// connection; the Remote is closed when the connection ends.
+	Dial(user, host string) (*Remote, error)
+}
+
+// Remote is user's sftp view on another host, through which the requests
+// for the sessions that host holds are carried.
+type Remote struct {
+	Client *sftp.Client
+	// Stderr is the other host's refusal lines, passed on to this
+	// connection's; nil if there are none.
+	Stderr io.Reader
+	// Close ends the connection to the other host; called once. Uploads
+	// in flight there are aborted, never committed, by it.
+	Close func()
 }
 
 // Limits bound what sftp requests may hold on the host. A zero field is
@@ -83,8 +103,10 @@ func (srv *Server) Serve(ch io.ReadWriteCloser, s Sessions, user string) error {
 	// The allocator reuses packet buffers instead of a fresh one per
 	// packet (less GC per upload); safe because no handler keeps a
 	// WriteAt buffer after it returns.
-	rs := sftp.NewRequestServer(ender{ch}, srv.Handler(s, user, errs), sftp.WithRSAllocator())
+	h := srv.newHandler(s, user, errs)
+	rs := sftp.NewRequestServer(ender{ch}, h.handlers(), sftp.WithRSAllocator())
 	err := rs.Serve() // closes every handle left open before it returns
+	h.closeRemotes()  // after: a cut upload's TransferError aborts through them
 	rs.Close()
 	if errors.Is(err, io.EOF) {
 		return nil
@@ -135,11 +157,14 @@ func (e ender) Close() error {
 	return e.ReadWriteCloser.Close()
 }
 
-// Handler returns the request handlers of one connection of user's view of
-// s. Refusals are written to errs, one line each, if it is not nil.
-func (srv *Server) Handler(s Sessions, user string, errs io.Writer) sftp.Handlers {
-	h := &handler{srv: srv, lim: srv.Limits.orDefaults(), s: s, user: user, errs: errs,
+// newHandler is the handler of one connection of user's view of s.
+// Refusals are written to errs, one line each, if it is not nil.
+func (srv *Server) newHandler(s Sessions, user string, errs io.Writer) *handler {
+	return &handler{srv: srv, lim: srv.Limits.orDefaults(), s: s, user: user, errs: errs,
 		start: time.Now(), open: map[string]int{}}
+}
+
+func (h *handler) handlers() sftp.Handlers {
 	return sftp.Handlers{FileGet: h, FilePut: h, FileCmd: h, FileList: h}
 }
 
@@ -151,6 +176,10 @@ type handler struct {
 	s     Sessions
 	user  string
 	start time.Time // the mtime of "/"
+
+	rmu      sync.Mutex         // guards hosts and sessions; never held across a request to a host
+	hosts    map[string]*remote // host → the connection to its view
+	sessions map[string]*remote // session id → the host holding it, as last found
 
 	mu      sync.Mutex // guards errs, open and handles
 	errs    io.Writer

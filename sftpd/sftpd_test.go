@@ -45,6 +45,12 @@ func (s *sessions) Store(user, id string) (*artifacts.Store, error) {
 	return nil, errors.New("no such session")
 }
 
+// A single host: no session is another host's.
+func (s *sessions) Elsewhere(user, id string, err error) (string, bool) { return "", false }
+func (s *sessions) Dial(user, host string) (*Remote, error) {
+	return nil, errors.New("single host")
+}
+
 // newSessions makes a session store for each user/id pair under one root.
 func newSessions(tb testing.TB, pairs ...string) (*sessions, string) {
 	tb.Helper()

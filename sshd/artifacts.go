@@ -122,8 +122,13 @@ func clientAlive(sess ssh.Session) bool {
 }
 
 // sessionStores is the Manager as the sftp server sees it: a user's own
-// sessions and their stores.
-type sessionStores struct{ m *repl.Manager }
+// sessions and their stores; on a cluster, the nodes holding the others
+// (clustersftp.go).
+type sessionStores struct {
+	m    *repl.Manager
+	s    *Server
+	sess ssh.Session
+}
 
 func (ss sessionStores) List(user string) []string {
 	var ids []string

@@ -104,6 +104,11 @@ func (s *Server) target(sess ssh.Session, subsystem string) (string, bool) {
 	ctx, cancel := context.WithTimeout(sess.Context(), clusterCallTimeout)
 	defer cancel()
 	id, placed := sessionOfCommand(sess, subsystem)
+	if subsystem != "" {
+		// sftp reaches every node's sessions from here (clustersftp.go);
+		// a draining node sends it to the placed one, so as to take none.
+		placed = s.cfg.Manager.Draining()
+	}
 	if placed {
 		addr, self, err := s.cfg.Cluster.Place(ctx, sess.User())
 		if err != nil {
@@ -145,11 +150,10 @@ func (s *Server) target(sess ssh.Session, subsystem string) (string, bool) {
 
 // sessionOfCommand is the session a login names (attach, --session,
 // artifacts, udf call, kill), or placed when it makes a new session (a
-// shell, new). sftp is placed by its user: the user's sessions are placed
-// on one node by rendezvous.
+// shell, new).
 func sessionOfCommand(sess ssh.Session, subsystem string) (id string, placed bool) {
 	if subsystem != "" {
-		return "", true
+		return "", false
 	}
 	raw := strings.TrimLeft(sess.RawCommand(), " \t")
 	name, args, _ := strings.Cut(raw, " ")

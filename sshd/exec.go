@@ -201,7 +201,7 @@ func (s *Server) sftp(sess ssh.Session) {
 	if s.routeElsewhere(sess, "sftp") {
 		return
 	}
-	if err := sftpd.Serve(sess, sessionStores{s.cfg.Manager}, sess.User()); err != nil {
+	if err := sftpd.Serve(sess, sessionStores{s.cfg.Manager, s, sess}, sess.User()); err != nil {
 		s.log.Info("sftp ended", "user", sess.User(), "err", err)
 	}
 }
