@@ -43,8 +43,15 @@ func newClusterSSH(tb testing.TB, root string, nodes ...*hostProc) *clusterSSH {
 // stderr and the exit status.
 func (c *clusterSSH) run(tb testing.TB, n *hostProc, stdin, command string) (string, string, int) {
 	tb.Helper()
-	cmd := exec.Command("ssh", "-i", c.key, "-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile="+c.knownHosts,
-		"-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-p", n.Port, "tester@127.0.0.1", command)
+	return c.tool(tb, stdin, "ssh", "-p", n.Port, "tester@127.0.0.1", command)
+}
+
+// tool runs OpenSSH's name (ssh, sftp, scp) with the cluster's options.
+func (c *clusterSSH) tool(tb testing.TB, stdin, name string, args ...string) (string, string, int) {
+	tb.Helper()
+	opts := []string{"-i", c.key, "-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile=" + c.knownHosts,
+		"-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"}
+	cmd := exec.Command(name, append(opts, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errb
 	err := cmd.Run()
@@ -52,7 +59,7 @@ func (c *clusterSSH) run(tb testing.TB, n *hostProc, stdin, command string) (str
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		tb.Fatalf("ssh: %v", err)
+		tb.Fatalf("%s: %v", name, err)
 	}
 	return out.String(), errb.String(), code
 }
@@ -69,6 +76,8 @@ func startClusterNode(tb testing.TB, root string, etcd []string, name string) *h
 // drained (replhost drain) and the third takes the session over.
 func TestClusterProcessesFailoverAndDrain(t *testing.T) {
 	needTool(t, "ssh")
+	needTool(t, "sftp")
+	needTool(t, "scp")
 	etcd := etcdtest.Start(t)
 	root := filepath.Join(t.TempDir(), "root")
 	nodes := []*hostProc{startClusterNode(t, root, etcd.Endpoints(), "n1")} // first: it makes the user
@@ -85,6 +94,25 @@ func TestClusterProcessesFailoverAndDrain(t *testing.T) {
 	home := ownerOf(t, etcd.Endpoints(), id)
 	if out, errs, code := c.run(t, nodes[(home+2)%3], "", "eval --session "+id+" x + 1"); code != 0 || out != "42\n" {
 		t.Fatalf("use through a third node: %q %q %d", out, errs, code)
+	}
+	// OpenSSH's scp and sftp through the nodes that do not own it.
+	local := filepath.Join(t.TempDir(), "data.txt")
+	if err := os.WriteFile(local, []byte("one,two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, third := nodes[(home+1)%3], nodes[(home+2)%3]
+	if _, errs, code := c.tool(t, "", "scp", "-P", other.Port, local, "tester@127.0.0.1:/"+id+"/files/data.txt"); code != 0 {
+		t.Fatalf("scp upload through a non-owner node: %q %d", errs, code)
+	}
+	batch := "ls -1 /" + id + "/files\nget /" + id + "/files/data.txt " + local + ".back\n"
+	if out, errs, code := c.tool(t, batch, "sftp", "-P", third.Port, "-b", "-", "tester@127.0.0.1"); code != 0 || !strings.Contains(out, "/"+id+"/files/data.txt") {
+		t.Fatalf("sftp ls and get through the third node: %q %q %d", out, errs, code)
+	}
+	if b, err := os.ReadFile(local + ".back"); err != nil || string(b) != "one,two\n" {
+		t.Errorf("downloaded through the third node: %q %v; want the upload", b, err)
+	}
+	if got := ownerOf(t, etcd.Endpoints(), id); got != home {
+		t.Errorf("after scp and sftp the session runs on n%d; want n%d, where it was", got+1, home+1)
 	}
 
 	nodes[home].Kill()
