@@ -82,11 +82,11 @@ func (s *Server) startRemote(sess ssh.Session, ch gossh.Channel, subsystem strin
 		}
 	}
 	if pty, _, isPty := sess.Pty(); isPty {
-		req := struct {
-			Term                 string
-			Cols, Rows, Wpx, Hpx uint32
-			Modes                string
-		}{Term: pty.Term, Cols: uint32(pty.Window.Width), Rows: uint32(pty.Window.Height), Modes: "\x00"}
+		modes := s.channelOf(sess).modes
+		if modes == "" {
+			modes = "\x00" // TTY_OP_END alone: none
+		}
+		req := ptyReq{Term: pty.Term, Cols: uint32(pty.Window.Width), Rows: uint32(pty.Window.Height), Modes: modes}
 		if err := sendOK(ch, "pty-req", gossh.Marshal(req)); err != nil {
 			return err
 		}
@@ -98,6 +98,21 @@ func (s *Server) startRemote(sess ssh.Session, ch gossh.Channel, subsystem strin
 		return sendOK(ch, "exec", gossh.Marshal(struct{ Command string }{sess.RawCommand()}))
 	}
 	return sendOK(ch, "shell", nil)
+}
+
+// ptyReq is the payload of a pty-req (RFC 4254 6.2).
+type ptyReq struct {
+	Term                 string
+	Cols, Rows, Wpx, Hpx uint32
+	Modes                string // encoded terminal modes, as the client sent them
+}
+
+// ptyModes is the encoded terminal modes of a pty-req payload (already
+// checked by validPty: at most maxTermModes bytes).
+func ptyModes(payload []byte) string {
+	var p ptyReq
+	gossh.Unmarshal(payload, &p)
+	return p.Modes
 }
 
 func sendOK(ch gossh.Channel, name string, payload []byte) error {

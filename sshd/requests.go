@@ -31,6 +31,7 @@ func envAllowed(name string) bool {
 type chanState struct {
 	resize   chan int        // newest window width only
 	window   chan ssh.Window // newest window size, for a login forwarded to another node
+	modes    string          // the pty-req's terminal modes, for a login forwarded to another node; set before the shell starts
 	original string          // the command the client asked for, when command= forced another
 }
 
@@ -93,6 +94,7 @@ func (s *Server) filterRequests(ctx ssh.Context, in <-chan *gossh.Request, out c
 				req.Reply(false, nil)
 				continue
 			}
+			st.modes = ptyModes(req.Payload) // gliderlabs drops them
 			out <- req
 		case "window-change":
 			w, ok := parseWindow(req.Payload)
