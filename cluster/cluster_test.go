@@ -312,3 +312,42 @@ func TestClaimAdoptsAKeyOfItsOwnLease(t *testing.T) {
 		t.Errorf("claim of a key under another lease = %v; want OwnedError", err)
 	}
 }
+
+// EndUser of one node reaches every node watching, itself included, and
+// again after etcd was restarted.
+func TestEndUserReachesEveryNode(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	wa, err := a.EndedUsers(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := b.EndedUsers(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.EndUser(ctxT(t), "bob"); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]<-chan string{"a": wa, "b": wb} {
+		if got := <-w; got != "bob" {
+			t.Errorf("node %s heard %q; want bob", name, got)
+		}
+	}
+	if err := a.EndUser(ctxT(t), "no/slash"); err == nil {
+		t.Errorf("EndUser of an invalid name: nil; want an error")
+	}
+	srv.Restart()
+	for {
+		err := b.EndUser(ctxT(t), "carol")
+		if err == nil {
+			break
+		}
+		t.Logf("EndUser while etcd comes back: %v", err)
+	}
+	for name, w := range map[string]<-chan string{"a": wa, "b": wb} {
+		if got := <-w; got != "carol" {
+			t.Errorf("after the restart node %s heard %q; want carol", name, got)
+		}
+	}
+}

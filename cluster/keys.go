@@ -19,6 +19,7 @@ const maxName = 128
 //	sessions/<id>           owner node name; its create revision is the fence
 //	nodes/<node>/<id>       user name: counts a node's sessions
 //	users/<user>/<id>       owner node name: counts a user's sessions
+//	ended/<user>            the node that removed the user (an event: deleted at once)
 type keys struct{ prefix string }
 
 func (k keys) members() string              { return k.prefix + "members/" }
@@ -26,6 +27,8 @@ func (k keys) member(node string) string    { return k.members() + node }
 func (k keys) session(id string) string     { return k.prefix + "sessions/" + id }
 func (k keys) nodeSessions(n string) string { return k.prefix + "nodes/" + n + "/" }
 func (k keys) userSessions(u string) string { return k.prefix + "users/" + u + "/" }
+func (k keys) endedAll() string             { return k.prefix + "ended/" }
+func (k keys) ended(u string) string        { return k.endedAll() + u }
 
 // memberValue is what members/<node> holds.
 type memberValue struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replhost/replhost/admin"
 	"github.com/replhost/replhost/cluster"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sshd"
@@ -115,11 +116,42 @@ func watchLost(ctx context.Context, n *cluster.Node, mgr *repl.Manager, log *slo
 	}
 }
 
+// watchEndedUsers ends, on this node, the sessions of every user removed
+// through any node (replhost user rm reaches one node's admin socket).
+// The watch starts before serving, so that no removal is missed.
+func watchEndedUsers(ctx context.Context, n *cluster.Node, mgr *repl.Manager, log *slog.Logger) error {
+	ended, err := n.EndedUsers(ctx)
+	if err != nil {
+		return fmt.Errorf("watch removed users: %w", err)
+	}
+	go func() {
+		for user := range ended {
+			log.Info("user removed on the cluster: ending its sessions", "user", user, "ended", mgr.KillUser(user))
+		}
+	}()
+	return nil
+}
+
 // hostAdmin is the admin socket's view of the host: the sessions, and in
 // cluster mode the drain.
 type hostAdmin struct {
 	*repl.Manager
 	node *cluster.Node // nil: single host, no drain
+	log  *slog.Logger
+}
+
+// KillUser ends owner's sessions here and, on a cluster, tells every other
+// node to end theirs (the user was removed).
+func (h hostAdmin) KillUser(owner string) int {
+	n := h.Manager.KillUser(owner)
+	if h.node != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.node.EndUser(ctx, owner); err != nil {
+			h.log.Warn("tell the other nodes a user was removed", "user", owner, "err", err)
+		}
+	}
+	return n
 }
 
 // Drain marks the node draining in the cluster (no new sessions placed on
@@ -135,6 +167,40 @@ func (h hostAdmin) Drain() (int, error) {
 		return 0, err
 	}
 	return h.Manager.Drain(), nil
+}
+
+// clusterRoot reports whether cluster nodes run on root (ROOT/nodes/ is
+// theirs): its sessions must never be removed from the disk behind them.
+func clusterRoot(root string) bool {
+	fi, err := os.Stat(filepath.Join(root, "nodes"))
+	return err == nil && fi.IsDir()
+}
+
+// killUserOnCluster ends user name's sessions on every node through one
+// node's admin socket (node's, or the first that answers on this
+// machine): that node ends its own and tells the others through etcd.
+func killUserOnCluster(root, node, name string) (int, error) {
+	var dirs []string
+	if node != "" {
+		dirs = []string{nodeDir(root, node)}
+	} else {
+		entries, _ := os.ReadDir(filepath.Join(root, "nodes"))
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, nodeDir(root, e.Name()))
+			}
+		}
+	}
+	for _, dir := range dirs {
+		c, err := admin.Dial(dir)
+		if err == nil {
+			return c.KillUser(name)
+		}
+		if node != "" {
+			return 0, err
+		}
+	}
+	return 0, errors.New("no node of the cluster answers on this machine (ROOT/nodes/NAME/admin.sock): run it on a node, or with --node NAME; until then the sessions end at their TTL")
 }
 
 // clusterParts are what the cluster adds to the manager and the front door.

@@ -198,3 +198,37 @@ func TestClusterSettingsFromConfigFile(t *testing.T) {
 		t.Errorf("got %s; want %s", got, want)
 	}
 }
+
+// replhost user rm through one node ends the user's sessions on the
+// others: the node tells them through etcd.
+func TestClusterUserRmEndsSessionsOnEveryNode(t *testing.T) {
+	needTool(t, "ssh")
+	etcd := etcdtest.Start(t)
+	root := filepath.Join(t.TempDir(), "root")
+	n1 := startClusterNode(t, root, etcd.Endpoints(), "n1") // alone: it gets the session
+	c := newClusterSSH(t, root, n1)
+	out, errs, code := c.run(t, n1, "", "new")
+	id := strings.TrimSpace(out)
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("new through n1: %q %q %d", out, errs, code)
+	}
+	startClusterNode(t, root, etcd.Endpoints(), "n2")
+	var rmOut, rmErr bytes.Buffer
+	if code := run([]string{"user", "rm", "--root", root, "--node", "n2", "tester"}, &rmOut, &rmErr); code != 0 {
+		t.Fatalf("user rm through n2: %d %q %q", code, rmOut.String(), rmErr.String())
+	}
+	gone := waitUntil(func() bool {
+		var list, listErr bytes.Buffer
+		code := run([]string{"sessions", "--all", "--root", root, "--node", "n1"}, &list, &listErr)
+		return code == 0 && !strings.Contains(list.String(), id)
+	})
+	if !gone {
+		t.Errorf("session %s still on n1 after user rm through n2", id)
+	}
+	if _, err := os.Stat(filepath.Join(root, id)); !os.IsNotExist(err) {
+		t.Errorf("the session's folder after user rm: %v; want it removed", err)
+	}
+	if ownerOf(t, etcd.Endpoints(), id) != -1 {
+		t.Errorf("the session still has an owner in etcd after user rm")
+	}
+}

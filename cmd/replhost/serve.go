@@ -275,9 +275,13 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	bgCtx, stopBg := context.WithCancel(ctx)
 	defer stopBg()
 	go mgr.RunEvictor(bgCtx, 0)
-	go admin.Serve(bgCtx, al, hostAdmin{mgr, node})
+	go admin.Serve(bgCtx, al, hostAdmin{mgr, node, log})
 	if node != nil {
 		go watchLost(bgCtx, node, mgr, log)
+		if err := watchEndedUsers(bgCtx, node, mgr, log); err != nil {
+			l.Close()
+			return err
+		}
 	}
 	if met != nil {
 		ml, err := net.Listen("tcp", c.metricsListen)

@@ -12,7 +12,7 @@ import (
 	"github.com/replhost/replhost/users"
 )
 
-const userUsage = "replhost user add [--admin] NAME PUBKEY_FILE | user ls | user rm NAME"
+const userUsage = "replhost user add [--admin] NAME PUBKEY_FILE | user ls | user rm [--node NODE] NAME"
 
 // userCmd runs `replhost user add|ls|rm`.
 func userCmd(args []string, stdout, stderr io.Writer) int {
@@ -23,6 +23,10 @@ func userCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replhost user "+sub, userUsage, stdout, stderr)
 	root := rootFlag(fs)
 	var isAdmin bool
+	node := new(string)
+	if sub == "rm" {
+		node = nodeFlag(fs)
+	}
 	if sub == "add" {
 		fs.BoolVar(&isAdmin, "admin", false, "the user may list and kill every user's sessions over SSH (sessions --all, kill UUID)")
 	}
@@ -48,7 +52,7 @@ func userCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case sub == "rm" && len(rest) == 1:
-		return userRm(*root, dir, rest[0], stdout, stderr)
+		return userRm(*root, *node, dir, rest[0], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "replhost: usage: %s\n", userUsage)
 	return 2
@@ -85,12 +89,12 @@ func userAdd(dir *users.Dir, name, keyFile string, isAdmin bool, stdout, stderr 
 // userRm removes the user, so it cannot log in again, then ends its
 // sessions: through the running host's admin socket, or, with no host,
 // by removing them from the root.
-func userRm(root string, dir *users.Dir, name string, stdout, stderr io.Writer) int {
+func userRm(root, node string, dir *users.Dir, name string, stdout, stderr io.Writer) int {
 	if err := dir.Remove(name); err != nil {
 		fmt.Fprintf(stderr, "replhost: user rm: %v\n", err)
 		return 1
 	}
-	n, err := killUserSessions(root, name)
+	n, err := killUserSessions(root, node, name)
 	if err != nil {
 		fmt.Fprintf(stderr, "replhost: user rm: user %s removed, but its sessions were not ended: %v\n", name, err)
 		return 1
@@ -99,7 +103,10 @@ func userRm(root string, dir *users.Dir, name string, stdout, stderr io.Writer) 
 	return 0
 }
 
-func killUserSessions(root, name string) (int, error) {
+func killUserSessions(root, node, name string) (int, error) {
+	if node != "" || clusterRoot(root) {
+		return killUserOnCluster(root, node, name) // cluster.go
+	}
 	c, err := admin.Dial(root)
 	if err == nil {
 		return c.KillUser(name)
