@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/user"
@@ -19,8 +21,10 @@ const hostKeyFile = "host_ed25519"
 // bootstrap makes a fresh root usable with nothing else to set up: with no
 // user configured, it creates one named after $USER (or dev) with a client
 // key pair under ROOT/users/NAME/, writes a known_hosts for the host key,
-// and prints the exact ssh command that logs in.
-func bootstrap(root, listen string, hostKey gossh.Signer, dir *users.Dir, out io.Writer) error {
+// and prints the exact ssh command that logs in. A cluster node (own not
+// empty: ROOT/nodes/NAME) writes its files with its own address there, and
+// ROOT's only if they are absent: nodes never rewrite each other's.
+func bootstrap(root, own, listen string, hostKey gossh.Signer, dir *users.Dir, out io.Writer) error {
 	names, err := dir.List()
 	if err != nil {
 		return err
@@ -57,22 +61,60 @@ func bootstrap(root, listen string, hostKey gossh.Signer, dir *users.Dir, out io
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	knownHosts := filepath.Join(root, "known_hosts")
-	line := knownHostsLine(host, port, hostKey)
-	if err := os.WriteFile(knownHosts, []byte(line), 0o600); err != nil {
+	key := ""
+	if generated != "" {
+		key = filepath.Join(dir.Path(generated), "id_ed25519")
+	}
+	files := root
+	if own != "" {
+		if err := writeLoginFiles(root, host, port, generated, key, hostKey, false); err != nil {
+			return err
+		}
+		files = own
+	}
+	if err := writeLoginFiles(files, host, port, generated, key, hostKey, true); err != nil {
 		return err
 	}
 	if generated != "" {
-		key := filepath.Join(dir.Path(generated), "id_ed25519")
-		cfg := filepath.Join(root, sshConfigFile)
-		if err := writeSSHConfig(cfg, host, port, generated, key, knownHosts); err != nil {
-			return err
-		}
+		knownHosts, cfg := filepath.Join(files, "known_hosts"), filepath.Join(files, sshConfigFile)
 		fmt.Fprintf(out, "log in with:\n  ssh -i %s -o IdentitiesOnly=yes -o UserKnownHostsFile=%s -p %s %s@%s\n",
 			key, knownHosts, port, generated, sshHost(host))
 		fmt.Fprintf(out, "or, with the same options from %s (scp -F and sftp -F too):\n  ssh -F %s replhost\n", cfg, cfg)
 	}
 	return nil
+}
+
+// writeLoginFiles writes dir/known_hosts and, for a user whose key the
+// host made, dir/ssh_config; with overwrite false, only those absent.
+func writeLoginFiles(dir, host, port, user, key string, hostKey gossh.Signer, overwrite bool) error {
+	knownHosts := filepath.Join(dir, "known_hosts")
+	if err := writeFileOnce(knownHosts, []byte(knownHostsLine(host, port, hostKey)), overwrite); err != nil {
+		return err
+	}
+	if user == "" {
+		return nil
+	}
+	return writeFileOnce(filepath.Join(dir, sshConfigFile), sshConfigText(host, port, user, key, knownHosts), overwrite)
+}
+
+// writeFileOnce writes name (0600), or with overwrite false creates it
+// only if it is absent: of nodes starting together one writes it.
+func writeFileOnce(name string, data []byte, overwrite bool) error {
+	if overwrite {
+		return os.WriteFile(name, data, 0o600)
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // sshConfigFile is an ssh_config with one Host entry, "replhost", that
@@ -81,7 +123,7 @@ func bootstrap(root, listen string, hostKey gossh.Signer, dir *users.Dir, out io
 // the entry can be copied into ~/.ssh/config.
 const sshConfigFile = "ssh_config"
 
-func writeSSHConfig(name, host, port, user, key, knownHosts string) error {
+func sshConfigText(host, port, user, key, knownHosts string) []byte {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
 			return a
@@ -91,7 +133,7 @@ func writeSSHConfig(name, host, port, user, key, knownHosts string) error {
 	text := fmt.Sprintf("# Written by replhost on first start; copy into ~/.ssh/config to use it without -F.\n"+
 		"Host replhost\n  HostName %s\n  Port %s\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n",
 		host, port, user, abs(key), abs(knownHosts))
-	return os.WriteFile(name, []byte(text), 0o600)
+	return []byte(text)
 }
 
 func knownHostsLine(host, port string, key gossh.Signer) string {

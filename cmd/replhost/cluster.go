@@ -72,6 +72,20 @@ func (c *serveConfig) hostDir() (string, error) {
 	return dir, nil
 }
 
+// loginFiles is where the host writes its known_hosts and ssh_config and
+// the address they name: a node's own directory and advertised address on
+// a cluster (ROOT's are written by the first node only), ROOT and the
+// listen address on a single host.
+func (c *serveConfig) loginFiles(hostDir, listen string) (own, addr string) {
+	if !c.cluster.enabled() {
+		return "", listen
+	}
+	if c.cluster.advertise != "" {
+		return hostDir, c.cluster.advertise
+	}
+	return hostDir, listen
+}
+
 // joinCluster joins etcd as this node, advertising addr unless --advertise
 // says otherwise.
 func joinCluster(ctx context.Context, c *serveConfig, addr string) (*cluster.Node, error) {

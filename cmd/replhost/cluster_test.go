@@ -83,6 +83,21 @@ func TestClusterProcessesFailoverAndDrain(t *testing.T) {
 	nodes := []*hostProc{startClusterNode(t, root, etcd.Endpoints(), "n1")} // first: it makes the user
 	nodes = append(nodes, startClusterNode(t, root, etcd.Endpoints(), "n2"), startClusterNode(t, root, etcd.Endpoints(), "n3"))
 	c := newClusterSSH(t, root, nodes...)
+	// ROOT/ssh_config is the first node's; each node writes its own in
+	// ROOT/nodes/NAME/, and it logs in there.
+	if b, err := os.ReadFile(filepath.Join(root, "ssh_config")); err != nil || !strings.Contains(string(b), "Port "+nodes[0].Port+"\n") {
+		t.Errorf("ROOT/ssh_config: %q %v; want n1's port %s (later nodes must not rewrite it)", b, err, nodes[0].Port)
+	}
+	for i, n := range nodes {
+		cfg := filepath.Join(root, "nodes", fmt.Sprintf("n%d", i+1), "ssh_config")
+		if b, err := os.ReadFile(cfg); err != nil || !strings.Contains(string(b), "Port "+n.Port+"\n") {
+			t.Errorf("%s: %q %v; want port %s", cfg, b, err, n.Port)
+		}
+	}
+	cfg := filepath.Join(root, "nodes", "n2", "ssh_config")
+	if out, errs, code := c.tool(t, "", "ssh", "-F", cfg, "replhost", "eval", "2+3"); code != 0 || out != "5\n" {
+		t.Errorf("ssh -F %s replhost eval 2+3: %q %q %d; want 5", cfg, out, errs, code)
+	}
 	out, errs, code := c.run(t, nodes[0], "", "new")
 	id := strings.TrimSpace(out)
 	if code != 0 || len(id) != 36 {

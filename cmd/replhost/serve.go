@@ -259,7 +259,8 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	if err := bootstrap(c.root, l.Addr().String(), hostKey, dir, stdout); err != nil {
+	own, loginAddr := c.loginFiles(hostDir, l.Addr().String())
+	if err := bootstrap(c.root, own, loginAddr, hostKey, dir, stdout); err != nil {
 		l.Close()
 		return err
 	}
