@@ -191,29 +191,8 @@ func (c *Claim) deleteKeys(ctx context.Context) error {
 
 // Owner is the live node that owns sessionID, if any.
 func (n *Node) Owner(ctx context.Context, sessionID string) (Member, bool, error) {
-	if err := checkName("session id", sessionID); err != nil {
-		return Member{}, false, err
-	}
-	resp, err := n.cli.Get(ctx, n.keys.session(sessionID))
-	if err != nil {
-		return Member{}, false, fmt.Errorf("cluster: owner of %s: %w", sessionID, err)
-	}
-	if len(resp.Kvs) == 0 {
-		return Member{}, false, nil
-	}
-	owner := string(resp.Kvs[0].Value)
-	mresp, err := n.cli.Get(ctx, n.keys.member(owner), clientv3.WithRev(resp.Header.Revision))
-	if err != nil {
-		return Member{}, false, fmt.Errorf("cluster: owner of %s: %w", sessionID, err)
-	}
-	if len(mresp.Kvs) == 0 {
-		return Member{Node: owner}, true, nil
-	}
-	m, err := decodeMember(owner, mresp.Kvs[0].Value)
-	if err != nil {
-		return Member{}, false, fmt.Errorf("cluster: owner of %s: %w", sessionID, err)
-	}
-	return m, true, nil
+	m, ok, _, err := n.owner(ctx, sessionID)
+	return m, ok, err
 }
 
 // verify compares, in batches, that every held claim's key still holds its

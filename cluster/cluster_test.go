@@ -351,3 +351,43 @@ func TestEndUserReachesEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// CachedOwner answers from memory what it read, until the watch sees the
+// owner's key or member change: a release, a new claim, a drain.
+func TestCachedOwnerFollowsChanges(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv.Endpoints(), "a"), join(t, srv.Endpoints(), "b")
+	ca, err := a.Claim(ctxT(t), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok, err := b.CachedOwner(ctxT(t), "s1"); err != nil || !ok || m.Node != "a" || m.Advertise != "127.0.0.1:a" {
+		t.Fatalf("CachedOwner = %+v %v %v; want a", m, ok, err)
+	}
+	if !b.cachedOwner("s1") {
+		t.Fatalf("s1's owner not cached after a read")
+	}
+	if _, ok, _ := b.CachedOwner(ctxT(t), "none"); ok || b.cachedOwner("none") {
+		t.Errorf("a session without owner: owned %v, cached %v; want neither", ok, b.cachedOwner("none"))
+	}
+	if err := ca.Release(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the release drops the cached owner", func() bool { return !b.cachedOwner("s1") })
+	if _, ok, err := b.CachedOwner(ctxT(t), "s1"); ok || err != nil {
+		t.Errorf("CachedOwner after release = %v %v; want none", ok, err)
+	}
+	if _, err := b.Claim(ctxT(t), "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok, err := a.CachedOwner(ctxT(t), "s1"); err != nil || !ok || m.Node != "b" {
+		t.Fatalf("CachedOwner through a = %+v %v %v; want b", m, ok, err)
+	}
+	if err := b.Drain(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "a drain drops the owner's cached entries", func() bool { return !a.cachedOwner("s1") })
+	if m, ok, err := a.CachedOwner(ctxT(t), "s1"); err != nil || !ok || !m.Draining {
+		t.Errorf("CachedOwner after the drain = %+v %v %v; want b, draining", m, ok, err)
+	}
+}

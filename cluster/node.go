@@ -85,6 +85,8 @@ type Node struct {
 	releases   []*Claim          // released claims whose keys could not be deleted yet
 	draining   bool
 	closed     bool
+
+	owners ownerCache // CachedOwner's
 }
 
 // Join registers this node under a new lease and keeps the lease alive

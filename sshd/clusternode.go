@@ -12,9 +12,10 @@ import (
 // session manager (repl.Ownership) use it.
 type ClusterNode struct{ Node *cluster.Node }
 
-// Owner is the live owner of session id.
+// Owner is the live owner of session id, as last read: a stale answer
+// sends the login to a node that checks its own claim (cluster.CachedOwner).
 func (c ClusterNode) Owner(ctx context.Context, id string) (addr string, self, ok bool, err error) {
-	m, ok, err := c.Node.Owner(ctx, id)
+	m, ok, err := c.Node.CachedOwner(ctx, id)
 	if err != nil || !ok {
 		return "", false, false, err
 	}
