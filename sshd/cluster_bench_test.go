@@ -2,6 +2,7 @@ package sshd_test
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -69,4 +70,52 @@ func BenchmarkClusterLogins(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "logins/s")
 		})
 	}
+}
+
+// BenchmarkClusterSessionsPerNode makes sessions (`new`, each of one of 60
+// users, through the three nodes in turn, 4 clients at a time) and reports
+// how many each node runs: placement spreads users by rendezvous hashing,
+// so the share of the fullest node over an even share (max/even) is what
+// to provision for.
+func BenchmarkClusterSessionsPerNode(b *testing.B) {
+	userNames := make([]string, 60)
+	for i := range userNames {
+		userNames[i] = fmt.Sprintf("user%02d", i)
+	}
+	etcd := etcdtest.Start(b)
+	r := newSharedRoot(b, userNames...)
+	var nodes []*clusterNode
+	for i := range 3 {
+		nodes = append(nodes, startNode(b, r, etcd.Endpoints(), fmt.Sprintf("n%d", i+1)))
+	}
+	for _, n := range nodes {
+		n.Manager.SetSessionLimits(1<<20, nil)
+	}
+	var next atomic.Int64
+	b.SetParallelism(2)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := next.Add(1)
+			res := r.run(b, nodes[int(i)%len(nodes)], userNames[int(i)%len(userNames)], "new", "")
+			if res.Status != 0 || len(strings.TrimSpace(res.Stdout)) != 36 {
+				b.Errorf("new %d: %+v", i, res)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	total, most := 0, 0
+	for _, n := range nodes {
+		c := n.Manager.Counts()
+		here := c["detached"] + c["live"]
+		total += here
+		most = max(most, here)
+		b.ReportMetric(float64(here), n.name+"-sessions")
+	}
+	if total != b.N {
+		b.Errorf("%d sessions across the nodes; want %d", total, b.N)
+	}
+	b.ReportMetric(float64(most)/(float64(total)/3), "max/even")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sessions/s")
 }
