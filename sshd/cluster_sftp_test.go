@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pkg/sftp"
 	"github.com/replhost/replhost/internal/etcdtest"
@@ -115,5 +116,55 @@ func TestClusterSFTPReachesSessionsOfEveryNode(t *testing.T) {
 				t.Errorf("node %s holds the claim of %s's session %s", n.name, home, id)
 			}
 		}
+	}
+}
+
+// An sftp connection that reached a session on another node goes on when
+// that node stops: the session is released, and the next requests find it
+// ownerless and serve it here (failover through sftp) with its files.
+func TestClusterSFTPFollowsSessionWhenOwnerStops(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	r := newSharedRoot(t, "alice")
+	n1 := startNode(t, r, etcd.Endpoints(), "n1") // alone: it gets the session
+	id := testhost.NewSession(t, r.dial(t, n1, "alice"))
+	n2 := startNode(t, r, etcd.Endpoints(), "n2")
+	fc, err := sftp.NewClient(r.dial(t, n2, "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	p := "/" + id + "/files/kept.txt"
+	w, err := fc.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("kept"))
+	if err := w.Close(); err != nil {
+		t.Fatalf("upload into n1's session through n2: %v", err)
+	}
+	n1.Stop()
+	// The connection to n1 ends under the client: a request in flight at
+	// that moment fails once; the next ones find the session here.
+	var b []byte
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		f, err := fc.Open(p)
+		if err == nil {
+			b, err = io.ReadAll(f)
+			f.Close()
+			if err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after n1 stopped, get through n2: %v", err)
+		}
+		<-time.After(20 * time.Millisecond) // polling pace; no ordering rests on it
+	}
+	if string(b) != "kept" {
+		t.Errorf("after n1 stopped: %q; want kept", b)
+	}
+	if got, _ := owner(t, n2, id); got != "n2" {
+		t.Errorf("owner after the failover through sftp: %q; want n2", got)
 	}
 }
