@@ -309,12 +309,19 @@ func (h *handler) Filecmd(r *sftp.Request) error {
 			return h.status(op, r.Filepath, err)
 		}
 		if fi.IsDir() != (r.Method == "Rmdir") {
-			what := map[bool]string{true: "is a folder: use rmdir", false: "is not a folder: use rm"}[fi.IsDir()]
-			return h.refuse(op, r.Filepath, errors.New("sftpd: "+r.Filepath+" "+what), sftp.ErrSSHFxFailure)
+			return h.refuse(op, r.Filepath, wrongKind(r.Filepath, fi.IsDir()), sftp.ErrSSHFxFailure)
 		}
 		return h.status(op, r.Filepath, st.Remove(rel))
 	}
 	return sftp.ErrSSHFxOpUnsupported
+}
+
+// wrongKind is the refusal of rm on a folder, or rmdir on a file.
+func wrongKind(p string, isDir bool) error {
+	if isDir {
+		return errors.New("sftpd: " + p + " is a folder: use rmdir")
+	}
+	return errors.New("sftpd: " + p + " is not a folder: use rm")
 }
 
 // Filelist handles List, Stat and Readlink (via Readlink below).

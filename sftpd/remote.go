@@ -272,8 +272,7 @@ func (h *handler) remoteCmd(r *remote, method, p string) error {
 			return h.fromRemote(id, r, err)
 		}
 		if fi.IsDir() != (method == "Rmdir") {
-			what := map[bool]string{true: "is a folder: use rmdir", false: "is not a folder: use rm"}[fi.IsDir()]
-			return h.refuse(strings.ToLower(method), p, errors.New("sftpd: "+p+" "+what), sftp.ErrSSHFxFailure)
+			return h.refuse(strings.ToLower(method), p, wrongKind(p, fi.IsDir()), sftp.ErrSSHFxFailure)
 		}
 		if method == "Rmdir" {
 			return h.fromRemote(id, r, r.c.RemoveDirectory(p))
