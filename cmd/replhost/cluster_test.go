@@ -247,3 +247,31 @@ func TestClusterUserRmEndsSessionsOnEveryNode(t *testing.T) {
 		t.Errorf("the session still has an owner in etcd after user rm")
 	}
 }
+
+// On a cluster root with no node answering here, user rm removes the user
+// but never the sessions from the disk behind nodes that may run
+// elsewhere: it says so and exits 1.
+func TestClusterUserRmWithNoNodeLeavesSessions(t *testing.T) {
+	needTool(t, "ssh")
+	etcd := etcdtest.Start(t)
+	root := filepath.Join(t.TempDir(), "root")
+	n1 := startClusterNode(t, root, etcd.Endpoints(), "n1")
+	c := newClusterSSH(t, root, n1)
+	out, errs, code := c.run(t, n1, "", "new")
+	id := strings.TrimSpace(out)
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("new through n1: %q %q %d", out, errs, code)
+	}
+	n1.Kill()
+	var rmOut, rmErr bytes.Buffer
+	code = run([]string{"user", "rm", "--root", root, "tester"}, &rmOut, &rmErr)
+	if code != 1 || !strings.Contains(rmErr.String(), "no node of the cluster answers") {
+		t.Errorf("user rm with no node: %d %q %q; want 1 and why", code, rmOut.String(), rmErr.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, id)); err != nil {
+		t.Errorf("the session's folder after user rm with no node: %v; want it kept", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "users", "tester")); !os.IsNotExist(err) {
+		t.Errorf("the user after user rm: %v; want it removed", err)
+	}
+}
