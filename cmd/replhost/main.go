@@ -77,7 +77,7 @@ const usage = `usage:
   replhost [serve] [flags]                      run the host
   replhost user add [--admin] NAME PUBKEY_FILE  add a user (or a key of it); PUBKEY_FILE "-" reads stdin
   replhost user ls                              list users
-  replhost user rm NAME                         remove a user and end its sessions
+  replhost user rm [--node NODE] NAME           remove a user and end its sessions (every node)
   replhost sessions --all                       list every session of the running host
   replhost kill UUID                            kill a session of the running host
   replhost drain --node NAME                    hand a cluster node's sessions off to the others
