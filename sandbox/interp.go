@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"github.com/replhost/replhost/lower"
 	"github.com/replhost/replhost/udf"
 	"github.com/traefik/yaegi/interp"
@@ -63,9 +64,9 @@ type Interp struct {
 	stderr   *panicFilter
 	names    *nameIndex
 	closed   bool
-	ctl      *yaegiControl // stops a running cell (yaegistop.go)
-	stopWait time.Duration // how long a stopped cell is awaited
-	stuck    atomic.Bool   // an interrupted cell runs on in a native call
+	ctl      *yaegix.Control // stops a running cell
+	stopWait time.Duration   // how long a stopped cell is awaited
+	stuck    atomic.Bool     // an interrupted cell runs on in a native call
 
 	reg      *udf.Registry  // the session's UDFs, when this interpreter holds them
 	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
@@ -125,7 +126,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	if _, err := yi.Eval(`import __rh "replhost.internal/rh"`); err != nil {
 		return nil, fmt.Errorf("load result helper: %w", err)
 	}
-	ctl, err := newYaegiControl(yi)
+	ctl, err := yaegix.NewControl(yi)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func NewInterp(opts Options) (*Interp, error) {
 // first cell.
 func (in *Interp) adoptDir(dir string) error {
 	classes := filepath.Join(dir, "classes")
-	if err := setYaegiDir(in.yi, classes, filepath.Join(dir, "files")); err != nil {
+	if err := yaegix.SetDir(in.yi, classes, filepath.Join(dir, "files")); err != nil {
 		return err
 	}
 	if in.lower != nil {
@@ -331,7 +332,7 @@ func (in *Interp) Close() error {
 // it to unwind, so that the next cell never runs beside it.
 func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Value, err error) {
 	done := make(chan struct{})
-	cancel := in.ctl.begin()
+	cancel := in.ctl.Begin()
 	go func() {
 		defer close(done)
 		defer func() {
@@ -346,7 +347,7 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 		return v, err
 	case <-ctx.Done():
 	}
-	in.ctl.stop(cancel)
+	in.ctl.Stop(cancel)
 	select {
 	case <-done:
 	case <-time.After(in.stopWait):
@@ -362,11 +363,11 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 	return reflect.Value{}, ctx.Err()
 }
 
-// forgetASTs lets the cell's compiled trees go (see forgetRoots), unless a
+// forgetASTs lets the cell's compiled trees go (see Control.ForgetRoots), unless a
 // stopped cell's goroutine may still be compiling.
 func (in *Interp) forgetASTs() {
 	if !in.stuck.Load() {
-		in.ctl.forgetRoots()
+		in.ctl.ForgetRoots()
 	}
 }
 

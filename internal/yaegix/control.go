@@ -1,4 +1,4 @@
-package sandbox
+package yaegix
 
 import (
 	"errors"
@@ -12,15 +12,15 @@ import (
 	"github.com/traefik/yaegi/interp"
 )
 
-// yaegiControl drives the cancellation fields of a yaegi Interpreter, as its
+// Control drives the cancellation fields of a yaegi Interpreter, as its
 // own EvalWithContext does, so that the host runs each cell in a goroutine it
 // owns and can wait for. EvalWithContext returns at an interrupt while its
 // goroutine still unwinds the stopped cell; the next cell then raced with it
 // on the interpreter's frames ("invalid base"), and nothing could be waited
 // on. yaegi v0.16.1 exports no stop, hence reflect and unsafe here, checked
 // field by field at start (a yaegi upgrade that changes them fails loudly in
-// newYaegiControl, and in its test).
-type yaegiControl struct {
+// NewControl, and in its test).
+type Control struct {
 	id         *uint64        // the run id; a cell stops when it changes
 	mutex      *sync.RWMutex  // guards done and cancelChan for yaegi
 	done       *chan struct{} // closed to cancel channel operations
@@ -31,18 +31,21 @@ type yaegiControl struct {
 	roots *[]unsafe.Pointer
 }
 
-var errYaegiLayout = errors.New("sandbox: yaegi's Interpreter is not laid out as this build expects (check yaegistop.go against the yaegi version)")
+// ErrLayout says yaegi's Interpreter does not have the unexported fields
+// this package drives: the yaegi version is not the one it was written for.
+var ErrLayout = errors.New("yaegix: yaegi's Interpreter is not laid out as this build expects (check internal/yaegix against the yaegi version)")
 
-func newYaegiControl(yi *interp.Interpreter) (*yaegiControl, error) {
+// NewControl finds the fields of yi that stop a cell.
+func NewControl(yi *interp.Interpreter) (*Control, error) {
 	v := reflect.ValueOf(yi).Elem()
 	field := func(name string, want reflect.Type) (unsafe.Pointer, error) {
 		f := v.FieldByName(name)
 		if !f.IsValid() || f.Type() != want {
-			return nil, fmt.Errorf("%w: field %s", errYaegiLayout, name)
+			return nil, fmt.Errorf("%w: field %s", ErrLayout, name)
 		}
 		return unsafe.Pointer(f.UnsafeAddr()), nil
 	}
-	var c yaegiControl
+	var c Control
 	var err error
 	var p unsafe.Pointer
 	if p, err = field("id", reflect.TypeOf(uint64(0))); err != nil {
@@ -63,20 +66,20 @@ func newYaegiControl(yi *interp.Interpreter) (*yaegiControl, error) {
 	c.cancelChan = (*bool)(p)
 	roots := v.FieldByName("roots")
 	if !roots.IsValid() || roots.Kind() != reflect.Slice || roots.Type().Elem().Kind() != reflect.Pointer || roots.Type().Elem().Elem().Name() != "node" {
-		return nil, fmt.Errorf("%w: field roots", errYaegiLayout)
+		return nil, fmt.Errorf("%w: field roots", ErrLayout)
 	}
 	c.roots = (*[]unsafe.Pointer)(unsafe.Pointer(roots.UnsafeAddr()))
 	return &c, nil
 }
 
-// forgetRoots drops yaegi's list of compiled ASTs: what a cell declared
+// ForgetRoots drops yaegi's list of compiled ASTs: what a cell declared
 // stays reachable from the interpreter's scopes, the rest (the wrappers
 // tried and the statements run) becomes garbage. Call it only while no
 // compile runs.
-func (c *yaegiControl) forgetRoots() { *c.roots = nil }
+func (c *Control) ForgetRoots() { *c.roots = nil }
 
-// begin arms a cell for cancellation (yaegi's EvalWithContext prologue).
-func (c *yaegiControl) begin() chan struct{} {
+// Begin arms a cell for cancellation (yaegi's EvalWithContext prologue).
+func (c *Control) Begin() chan struct{} {
 	done := make(chan struct{})
 	c.mutex.Lock()
 	*c.done = done
@@ -85,34 +88,34 @@ func (c *yaegiControl) begin() chan struct{} {
 	return done
 }
 
-// stop stops the running cell (yaegi's Interpreter.stop): interpreted code
+// Stop stops the running cell (yaegi's Interpreter.stop): interpreted code
 // checks the run id at every step, and channel operations select on done.
-func (c *yaegiControl) stop(done chan struct{}) {
+func (c *Control) Stop(done chan struct{}) {
 	atomic.AddUint64(c.id, 1)
 	close(done)
 }
 
-// setYaegiDir points an interpreter made before its session was known at
+// SetDir points an interpreter made before its session was known at
 // the session's directory: yaegi's GOPATH (where "P" of an uploaded package
 // is found) and the HOME the code sees. interp.New takes both as options
-// only; the fields are checked as newYaegiControl checks its own.
-func setYaegiDir(yi *interp.Interpreter, goPath, home string) error {
+// only; the fields are checked as NewControl checks its own.
+func SetDir(yi *interp.Interpreter, goPath, home string) error {
 	opt := reflect.ValueOf(yi).Elem().FieldByName("opt")
 	if !opt.IsValid() || opt.Kind() != reflect.Struct {
-		return fmt.Errorf("%w: field opt", errYaegiLayout)
+		return fmt.Errorf("%w: field opt", ErrLayout)
 	}
 	ctx := opt.FieldByName("context")
 	env := opt.FieldByName("env")
 	if !ctx.IsValid() || ctx.Type() != reflect.TypeOf(build.Context{}) {
-		return fmt.Errorf("%w: field opt.context", errYaegiLayout)
+		return fmt.Errorf("%w: field opt.context", ErrLayout)
 	}
 	if !env.IsValid() || env.Type() != reflect.TypeOf(map[string]string{}) {
-		return fmt.Errorf("%w: field opt.env", errYaegiLayout)
+		return fmt.Errorf("%w: field opt.env", ErrLayout)
 	}
 	(*build.Context)(unsafe.Pointer(ctx.UnsafeAddr())).GOPATH = goPath
 	m := *(*map[string]string)(unsafe.Pointer(env.UnsafeAddr()))
 	if m == nil {
-		return fmt.Errorf("%w: opt.env is nil", errYaegiLayout)
+		return fmt.Errorf("%w: opt.env is nil", ErrLayout)
 	}
 	m["HOME"] = home // the map yaegi's os.Getenv reads
 	return nil
