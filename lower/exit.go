@@ -3,14 +3,15 @@ package lower
 import (
 	"go/ast"
 	"go/types"
-	"strings"
+
+	"github.com/replhost/replhost/internal/yaegix"
 )
 
 // isExitPanic reports whether v is the panic by which yaegi's restricted
-// os.Exit ends a cell ("os.Exit(N)").
+// os.Exit ends a cell (yaegix.ExitCode).
 func isExitPanic(v any) bool {
-	s, ok := v.(string)
-	return ok && strings.HasPrefix(s, "os.Exit(") && strings.HasSuffix(s, ")")
+	_, ok := yaegix.ExitCode(v)
+	return ok
 }
 
 // Exiting returns print followed by os.Exit(1): log.Fatal and
@@ -19,7 +20,7 @@ func isExitPanic(v any) bool {
 func Exiting(print func(...any)) func(...any) {
 	return func(v ...any) {
 		print(v...)
-		panic("os.Exit(1)")
+		panic(yaegix.ExitPanic(1))
 	}
 }
 
@@ -27,7 +28,7 @@ func Exiting(print func(...any)) func(...any) {
 func Exitingf(printf func(string, ...any)) func(string, ...any) {
 	return func(format string, v ...any) {
 		printf(format, v...)
-		panic("os.Exit(1)")
+		panic(yaegix.ExitPanic(1))
 	}
 }
 

@@ -3,8 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
+
+	"github.com/replhost/replhost/internal/yaegix"
 )
 
 // EvalError is a compile or run-time error of a cell, at the user's line and
@@ -54,19 +54,15 @@ func (e *CrashError) Unwrap() error { return e.err }
 // ErrClosed is returned by an evaluator used after Close.
 var ErrClosed = errors.New("sandbox: evaluator closed")
 
-var posPrefix = regexp.MustCompile(`^(?:[^:\s]*\.go:)?(\d+):(\d+): (?s:(.*))$`)
-
 // parsePosError turns the interpreter's "L:C: msg" into an EvalError, moving
 // the line up by shift (the lines the evaluator added before the user's code).
 func parsePosError(msg string, shift int) *EvalError {
-	m := posPrefix.FindStringSubmatch(msg)
-	if m == nil {
+	line, col, text, ok := yaegix.SplitPos(msg)
+	if !ok {
 		return &EvalError{Msg: msg}
 	}
-	line, _ := strconv.Atoi(m[1])
-	col, _ := strconv.Atoi(m[2])
 	if line-shift < 1 {
-		return &EvalError{Msg: m[3]}
+		return &EvalError{Msg: text}
 	}
-	return errorAt(line-shift, col, m[3])
+	return errorAt(line-shift, col, text)
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -292,12 +291,10 @@ func (in *Interp) run(ctx context.Context, src string) (v reflect.Value, err err
 }
 
 func (in *Interp) panicError(p interp.Panic) error {
-	msg := fmt.Sprint(p.Value)
-	if code, ok := strings.CutPrefix(msg, "os.Exit("); ok {
-		if n, err := strconv.Atoi(strings.TrimSuffix(code, ")")); err == nil {
-			return &ExitError{Code: n}
-		}
+	if code, ok := yaegix.ExitCode(p.Value); ok {
+		return &ExitError{Code: code}
 	}
+	msg := fmt.Sprint(p.Value)
 	if e, ok := p.Value.(error); ok {
 		msg = e.Error()
 	}

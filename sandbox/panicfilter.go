@@ -2,17 +2,15 @@ package sandbox
 
 import (
 	"io"
-	"regexp"
-	"strconv"
 	"sync"
+
+	"github.com/replhost/replhost/internal/yaegix"
 )
 
-// yaegi prints "L:C: panic: main(...)" to the interpreter's stderr for every
-// frame a panic unwinds. The first such line is where the panic happened: keep
-// its position for the error line and keep the noise from the user.
-var panicLine = regexp.MustCompile(`^(\d+):(\d+): panic: [^\n]*\(\.\.\.\)\n?$`)
-
-// panicFilter passes everything but yaegi's panic trace lines to w.
+// panicFilter passes everything but yaegi's panic trace lines
+// (yaegix.PanicFrame) to w. The first such line is where the panic
+// happened: keep its position for the error line and keep the noise from
+// the user.
 type panicFilter struct {
 	w io.Writer
 
@@ -21,11 +19,10 @@ type panicFilter struct {
 }
 
 func (f *panicFilter) Write(p []byte) (int, error) {
-	if m := panicLine.FindSubmatch(p); m != nil {
+	if line, col, ok := yaegix.PanicFrame(p); ok {
 		f.mu.Lock()
 		if f.line == 0 {
-			f.line, _ = strconv.Atoi(string(m[1]))
-			f.col, _ = strconv.Atoi(string(m[2]))
+			f.line, f.col = line, col
 		}
 		f.mu.Unlock()
 		return len(p), nil
