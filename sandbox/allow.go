@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 )
@@ -105,17 +106,14 @@ func isStdPath(path string) bool {
 func (a Allowlist) Exports() interp.Exports {
 	out := interp.Exports{}
 	for key, syms := range stdlib.Symbols {
-		if key == "." {
-			// yaegi's map of interfaces to wrap interpreted values in: without
-			// it fmt does not see String and Error methods of the prompt's types.
+		if key == yaegix.WrappersKey {
 			out[key] = syms
 			continue
 		}
-		slash := strings.LastIndex(key, "/")
-		if slash < 0 || strings.HasPrefix(key, "github.com/traefik/yaegi") {
+		path, _, ok := yaegix.SplitKey(key)
+		if !ok || strings.HasPrefix(key, "github.com/traefik/yaegi") {
 			continue
 		}
-		path := key[:slash]
 		if !a.Allowed(path) {
 			continue
 		}
@@ -131,12 +129,12 @@ func (a Allowlist) Exports() interp.Exports {
 // completion.
 func packageMembers(exports interp.Exports, path string) []string {
 	for key, syms := range exports {
-		if slash := strings.LastIndex(key, "/"); slash < 0 || key[:slash] != path {
+		if p, _, ok := yaegix.SplitKey(key); !ok || p != path {
 			continue
 		}
 		names := make([]string, 0, len(syms))
-		for name, v := range syms {
-			if isWrapperType(name, v) {
+		for name := range syms {
+			if yaegix.IsWrapperName(name) {
 				continue
 			}
 			names = append(names, name)
@@ -145,9 +143,4 @@ func packageMembers(exports interp.Exports, path string) []string {
 		return names
 	}
 	return nil
-}
-
-// isWrapperType hides yaegi's generated interface wrappers (_fmt_Stringer).
-func isWrapperType(name string, _ reflect.Value) bool {
-	return strings.HasPrefix(name, "_")
 }

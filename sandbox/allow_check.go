@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"github.com/traefik/yaegi/stdlib"
 )
 
@@ -41,11 +42,11 @@ func CheckAllowPkg(entries []string) error {
 
 func stdPackageExists(path string, tree bool) bool {
 	for key := range stdlib.Symbols {
-		slash := strings.LastIndex(key, "/")
-		if slash < 0 || strings.HasPrefix(key, "github.com/") {
+		p, _, ok := yaegix.SplitKey(key)
+		if !ok || strings.HasPrefix(key, "github.com/") {
 			continue
 		}
-		if p := key[:slash]; p == path || (tree && strings.HasPrefix(p, path+"/")) {
+		if p == path || (tree && strings.HasPrefix(p, path+"/")) {
 			return true
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/replhost/replhost/internal/yaegix"
 )
 
 // nameIndex remembers what a session declared and imported, for completion.
@@ -153,8 +155,8 @@ func dedupe(s []string) []string {
 func (in *Interp) packagePaths() []string {
 	paths := make([]string, 0, len(in.exports))
 	for key := range in.exports {
-		if slash := strings.LastIndex(key, "/"); slash > 0 && !strings.HasPrefix(key, "replhost.internal") {
-			paths = append(paths, key[:slash])
+		if path, _, ok := yaegix.SplitKey(key); ok && !strings.HasPrefix(key, "replhost.internal") {
+			paths = append(paths, path)
 		}
 	}
 	sort.Strings(paths)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -46,10 +45,9 @@ type Options struct {
 }
 
 func init() {
-	// yaegi binds the code's os.Stdout and os.Stderr to the interpreter's
-	// Options.Stdout and Stderr only with this set (read in interp.New);
-	// without it they are the host process's own fd 1 and 2.
-	os.Setenv("YAEGI_SPECIAL_STDIO", "1")
+	// Read in interp.New; without it the code's os.Stdout and os.Stderr
+	// are the host process's own fd 1 and 2.
+	yaegix.SetSpecialStdio()
 }
 
 // Interp is a yaegi interpreter for one session, in this process. It is safe
@@ -81,7 +79,7 @@ var tupleExports = interp.Exports{
 	"replhost.internal/rh/rh": {
 		"Tuple":     reflect.ValueOf(func(v ...any) []any { return v }),
 		"Stringer":  reflect.ValueOf((*fmt.Stringer)(nil)),
-		"_Stringer": reflect.ValueOf((*stringerWrapper)(nil)),
+		"_Stringer": reflect.ValueOf((*yaegix.StringerWrapper)(nil)),
 	},
 }
 

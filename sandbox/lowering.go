@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"github.com/replhost/replhost/lower"
 	"github.com/traefik/yaegi/interp"
 )
@@ -102,8 +103,7 @@ func (in *Interp) committed(cell string) {
 func lowerSymbols(a Allowlist) interp.Exports {
 	out := interp.Exports{}
 	for key, syms := range lower.Symbols {
-		slash := strings.LastIndex(key, "/")
-		if slash > 0 && a.Allowed(key[:slash]) {
+		if path, _, ok := yaegix.SplitKey(key); ok && a.Allowed(path) {
 			out[key] = syms
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"github.com/replhost/replhost/lower"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -93,8 +94,8 @@ var stdPaths = sync.OnceValue(func() map[string]bool {
 	paths := map[string]bool{}
 	for _, tables := range []interp.Exports{stdlib.Symbols, lower.Symbols} {
 		for key := range tables {
-			if slash := strings.LastIndex(key, "/"); slash > 0 {
-				paths[key[:slash]] = true
+			if path, _, ok := yaegix.SplitKey(key); ok {
+				paths[path] = true
 			}
 		}
 	}

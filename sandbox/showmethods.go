@@ -66,11 +66,3 @@ func isPlainLiteral(text string) bool {
 	}
 	return true
 }
-
-// stringerWrapper is yaegi's wrapper of fmt.Stringer for interpreted types.
-type stringerWrapper struct {
-	IValue  any
-	WString func() string
-}
-
-func (w stringerWrapper) String() string { return w.WString() }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"golang.org/x/sys/unix"
 )
 
@@ -45,7 +46,7 @@ func workerEnv() []string {
 		// yaegi then binds the code's os.Stdout and os.Stderr to the
 		// interpreter's writers (typed io.Writer) instead of leaving them
 		// the process's fd 1 and 2, which the user never sees.
-		"YAEGI_SPECIAL_STDIO=1",
+		yaegix.SpecialStdio,
 	}, raceEnv...)
 }
 
