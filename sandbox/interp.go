@@ -73,13 +73,12 @@ type Interp struct {
 
 // tupleExports lets an expression statement hand all its results to the host:
 // Go passes a multi-valued call straight into a variadic parameter. Stringer
-// (with yaegi's wrapper) lets a shown value of an interpreted type keep its
-// String method (see showMethods).
+// lets a shown value of an interpreted type keep its String method (see
+// showMethods): yaegi wraps it in fmt's own _Stringer.
 var tupleExports = interp.Exports{
 	"replhost.internal/rh/rh": {
-		"Tuple":     reflect.ValueOf(func(v ...any) []any { return v }),
-		"Stringer":  reflect.ValueOf((*fmt.Stringer)(nil)),
-		"_Stringer": reflect.ValueOf((*yaegix.StringerWrapper)(nil)),
+		"Tuple":    reflect.ValueOf(func(v ...any) []any { return v }),
+		"Stringer": reflect.ValueOf((*fmt.Stringer)(nil)),
 	},
 }
 

@@ -9,9 +9,6 @@ import (
 // "IMPORTPATH/NAME": the package's path and the name code refers to it by
 // ("math/rand/v2/rand"); interp.Use records NAME as the package's name.
 
-// SymbolKey is the key of the package path, named name, in a symbol table.
-func SymbolKey(path, name string) string { return path + "/" + name }
-
 // SplitKey splits a symbol table key into the package's path and name; ok
 // is false for a key that names no package (WrappersKey).
 func SplitKey(key string) (path, name string, ok bool) {
@@ -41,15 +38,3 @@ func SetSpecialStdio() {
 	name, value, _ := strings.Cut(SpecialStdio, "=")
 	os.Setenv(name, value)
 }
-
-// StringerWrapper is the layout of yaegi's generated wrapper of
-// fmt.Stringer (stdlib's _fmt_Stringer): offered to the code as the
-// "_Stringer" of a package whose "Stringer" is fmt.Stringer, a value of an
-// interpreted type converted to that interface reaches Go as this, with its
-// interpreted String method.
-type StringerWrapper struct {
-	IValue  any
-	WString func() string
-}
-
-func (w StringerWrapper) String() string { return w.WString() }

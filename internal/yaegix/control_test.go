@@ -1,0 +1,93 @@
+package yaegix
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// TestControlStopsALoop drives yaegi's own stop: a cell begun with Begin
+// and stopped with Stop returns from Eval, and the interpreter runs the
+// next cell.
+func TestControlStopsALoop(t *testing.T) {
+	yi := newInterp(t, nil, nil)
+	c, err := NewControl(yi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval("n := 0"); err != nil {
+		t.Fatal(err)
+	}
+	done := c.Begin()
+	started := make(chan struct{})
+	ended := make(chan error, 1)
+	if err := yi.Use(interp.Exports{"sig/sig": {"Started": reflectValue(func() { close(started) })}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval(`import "sig"`); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, err := yi.Eval("sig.Started(); for { n++ }")
+		ended <- err
+	}()
+	<-started
+	c.Stop(done)
+	<-ended // a stopped cell returns; its error is not part of the contract
+	if v, err := yi.Eval("n > 0"); err != nil || !v.Bool() {
+		t.Fatalf("after a stop: %v, %v; want true, nil", v, err)
+	}
+}
+
+// TestControlForgetRoots: dropping the list of compiled trees keeps what
+// earlier cells declared.
+func TestControlForgetRoots(t *testing.T) {
+	yi := newInterp(t, nil, nil)
+	c, err := NewControl(yi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval("func twice(x int) int { return 2 * x }"); err != nil {
+		t.Fatal(err)
+	}
+	if len(*c.roots) == 0 {
+		t.Fatal("yaegi kept no compiled trees: the roots field is not what Control expects")
+	}
+	c.ForgetRoots()
+	if v, err := yi.Eval("twice(21)"); err != nil || v.Int() != 42 {
+		t.Fatalf("twice(21) = %v, %v; want 42", v, err)
+	}
+}
+
+// TestSetDir points an interpreter made without a GOPATH at one: a source
+// package there imports, by its package clause's name, and HOME is the
+// one given.
+func TestSetDir(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "src", "greet-lib")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "package greet\n\nfunc Hello() string { return \"hi\" }\n"
+	if err := os.WriteFile(filepath.Join(pkg, "greet.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yi := newInterp(t, nil, nil)
+	if err := SetDir(yi, dir, "/home/of/session"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval(`import "greet-lib"`); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := yi.Eval("greet.Hello()"); err != nil || v.String() != "hi" {
+		t.Fatalf("greet.Hello() = %v, %v; want hi", v, err)
+	}
+	if _, err := yi.Eval(`import "os"`); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := yi.Eval(`os.Getenv("HOME")`); err != nil || v.String() != "/home/of/session" {
+		t.Fatalf("HOME = %v, %v; want /home/of/session", v, err)
+	}
+}

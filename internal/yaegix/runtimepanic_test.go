@@ -1,0 +1,99 @@
+package yaegix
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// TestRuntimeFailuresOfRealPanics runs the operations for which Go raises
+// a runtime error and yaegi panics with something else, and checks what it
+// panics with and what Go's message is made of it.
+func TestRuntimeFailuresOfRealPanics(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		value string // the panic value's text, as yaegi gives it
+		goMsg string // RuntimeFailure's message
+	}{
+		{"slice-index", "s := []int{1}; i := 5; _ = s[i]", "reflect: slice index out of range", "index out of range"},
+		{"string-index", `s := "a"; i := 5; _ = s[i]`, "reflect: string index out of range", "index out of range"},
+		{"slice-bounds", "s := []int{1}; i := 5; _ = s[1:i]", "reflect.Value.Slice: slice index out of bounds", "slice bounds out of range"},
+		{"nil-pointer-field", "p := (*struct{ X int })(nil); _ = p.X", "reflect: call of reflect.Value.Field on zero Value", "invalid memory address or nil pointer dereference"},
+		{"make-negative-len", "n := -1; _ = make([]int, n)", "reflect.MakeSlice: negative len", "makeslice: len out of range"},
+		{"slice-to-array", "s := []int{1}; _ = [4]int(s)", "reflect: cannot convert slice with length 1 to array with length 4", "cannot convert slice with length 1 to array or pointer to array with length 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			yi := newInterp(t, nil, nil)
+			rec, err := evalAll(yi, tt.src)
+			var p interp.Panic
+			if !errors.As(err, &p) || rec != nil {
+				t.Fatalf("err %v, interpreter panic %v; want an interp.Panic", err, rec)
+			}
+			v := PanicValue(p.Value)
+			if s, ok := v.(string); ok && s != tt.value {
+				t.Errorf("panic value %q; want %q", s, tt.value)
+			}
+			if e, ok := v.(error); ok && e.Error() != tt.value {
+				t.Errorf("panic value %q; want %q", e, tt.value)
+			}
+			if msg, ok := RuntimeFailure(v); !ok || msg != tt.goMsg {
+				t.Errorf("RuntimeFailure(%#v) = %q, %v; want %q, true", v, msg, ok, tt.goMsg)
+			}
+			if IsRunError(v) {
+				t.Errorf("IsRunError(%#v); want a reflect panic", v)
+			}
+		})
+	}
+}
+
+// TestPanicValueOfRealPanic: the code's own panic value reaches Go as a
+// reflect.Value, which PanicValue unwraps.
+func TestPanicValueOfRealPanic(t *testing.T) {
+	yi := newInterp(t, nil, nil)
+	_, err := evalAll(yi, `panic("boom")`)
+	var p interp.Panic
+	if !errors.As(err, &p) {
+		t.Fatalf("err %v; want an interp.Panic", err)
+	}
+	if _, ok := p.Value.(string); ok {
+		t.Fatalf("panic value %#v is a plain string: yaegi no longer wraps it", p.Value)
+	}
+	if v := PanicValue(p.Value); v != "boom" {
+		t.Errorf("PanicValue = %#v; want \"boom\"", v)
+	}
+	if _, ok := RuntimeFailure("boom"); ok {
+		t.Error(`RuntimeFailure("boom") ok; want the code's own panic kept`)
+	}
+}
+
+// TestFailedAssertionOfRealAssertion: a failed type assertion is yaegi's
+// own error type with its position before Go's text.
+func TestFailedAssertionOfRealAssertion(t *testing.T) {
+	tests := []struct{ name, src, msg string }{
+		{"concrete", "x := any(1); _ = x.(string)", "interface conversion: interface {} is int, not string"},
+		{"interface", "x := any(1); _ = x.(fmt.Stringer)", "interface conversion: int is not fmt.Stringer: missing method String"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			yi := newInterp(t, nil, nil)
+			rec, err := evalAll(yi, `import "fmt"`, tt.src)
+			var p interp.Panic
+			if !errors.As(err, &p) || rec != nil {
+				t.Fatalf("err %v, interpreter panic %v; want an interp.Panic", err, rec)
+			}
+			v := PanicValue(p.Value)
+			if !IsRunError(v) {
+				t.Fatalf("IsRunError(%T) false; want yaegi's cfgError", v)
+			}
+			if msg, ok := FailedAssertion(v); !ok || msg != tt.msg {
+				t.Errorf("FailedAssertion(%q) = %q, %v; want %q, true", v, msg, ok, tt.msg)
+			}
+		})
+	}
+	if IsRunError(errors.New("1:2: interface conversion: x")) {
+		t.Error("IsRunError of a plain error; want only yaegi's type")
+	}
+}
