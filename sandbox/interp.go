@@ -351,9 +351,7 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 		io.WriteString(in.stderr.w, "warning: the interrupted cell is blocked in a native call and runs on; :reset starts a fresh interpreter\n")
 		return reflect.Value{}, ctx.Err()
 	}
-	// After a stopped Eval, functions called from Go (UDFs) return zero
-	// values until the next Eval: an empty one sets them right.
-	in.yi.Eval("")
+	in.ctl.AfterStop()
 	return reflect.Value{}, ctx.Err()
 }
 

@@ -21,6 +21,7 @@ import (
 // field by field at start (a yaegi upgrade that changes them fails loudly in
 // NewControl, and in its test).
 type Control struct {
+	yi         *interp.Interpreter
 	id         *uint64        // the run id; a cell stops when it changes
 	mutex      *sync.RWMutex  // guards done and cancelChan for yaegi
 	done       *chan struct{} // closed to cancel channel operations
@@ -45,7 +46,7 @@ func NewControl(yi *interp.Interpreter) (*Control, error) {
 		}
 		return unsafe.Pointer(f.UnsafeAddr()), nil
 	}
-	var c Control
+	c := Control{yi: yi}
 	var err error
 	var p unsafe.Pointer
 	if p, err = field("id", reflect.TypeOf(uint64(0))); err != nil {
@@ -94,6 +95,11 @@ func (c *Control) Stop(done chan struct{}) {
 	atomic.AddUint64(c.id, 1)
 	close(done)
 }
+
+// AfterStop sets the interpreter right once a stopped cell has returned:
+// until the next Eval, interpreted functions called from Go (UDFs) return
+// zero values. An empty Eval is enough.
+func (c *Control) AfterStop() { c.yi.Eval("") }
 
 // SetDir points an interpreter made before its session was known at
 // the session's directory: yaegi's GOPATH (where "P" of an uploaded package

@@ -9,17 +9,22 @@ import (
 )
 
 // TestControlStopsALoop drives yaegi's own stop: a cell begun with Begin
-// and stopped with Stop returns from Eval, and the interpreter runs the
-// next cell.
+// and stopped with Stop returns from Eval, an interpreted function called
+// from Go is wrong until AfterStop, and the interpreter runs the next cell.
 func TestControlStopsALoop(t *testing.T) {
 	yi := newInterp(t, nil, nil)
 	c, err := NewControl(yi)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := yi.Eval("n := 0"); err != nil {
+	if _, err := yi.Eval("var n int\nfunc seven() int { return 7 }"); err != nil {
 		t.Fatal(err)
 	}
+	v, err := yi.Eval("seven")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seven := v.Interface().(func() int)
 	done := c.Begin()
 	started := make(chan struct{})
 	ended := make(chan error, 1)
@@ -36,6 +41,13 @@ func TestControlStopsALoop(t *testing.T) {
 	<-started
 	c.Stop(done)
 	<-ended // a stopped cell returns; its error is not part of the contract
+	if got := seven(); got != 0 {
+		t.Errorf("seven() right after a stop = %d; want yaegi's 0 (AfterStop may go)", got)
+	}
+	c.AfterStop()
+	if got := seven(); got != 7 {
+		t.Errorf("seven() after AfterStop = %d; want 7", got)
+	}
 	if v, err := yi.Eval("n > 0"); err != nil || !v.Bool() {
 		t.Fatalf("after a stop: %v, %v; want true, nil", v, err)
 	}
