@@ -6,6 +6,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"strconv"
+
+	"github.com/replhost/replhost/internal/pkgname"
 )
 
 // cell is one parsed cell. Its synthetic file holds three sections, each a
@@ -84,10 +86,7 @@ func parseCell(fset *token.FileSet, index int, src string, prev map[string]strin
 				for _, s := range d.Specs {
 					s := s.(*ast.ImportSpec)
 					path, _ := strconv.Unquote(s.Path.Value)
-					name := defaultName(path)
-					if s.Name != nil {
-						name = s.Name.Name
-					}
+					name := pkgname.Of(s, nil)
 					if name != "_" && name != "." {
 						c.importSet[name] = path
 					}
@@ -277,29 +276,4 @@ func recvBase(d *ast.FuncDecl) string {
 			return ""
 		}
 	}
-}
-
-// defaultName guesses the package name of an import path: its last element,
-// without a major-version suffix or a "go-" prefix.
-func defaultName(path string) string {
-	name := path
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			name = path[i+1:]
-			if len(name) > 1 && name[0] == 'v' && isDigits(name[1:]) && i > 0 {
-				return defaultName(path[:i])
-			}
-			break
-		}
-	}
-	return name
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

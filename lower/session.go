@@ -7,6 +7,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/replhost/replhost/internal/pkgname"
 )
 
 // Options configures a Session. The zero value type-checks against the
@@ -249,13 +251,7 @@ func importDecl(x *cell) *ast.GenDecl {
 	own := map[string]bool{}
 	for _, d := range x.imports {
 		for _, s := range d.Specs {
-			s := s.(*ast.ImportSpec)
-			path, _ := strconv.Unquote(s.Path.Value)
-			name := defaultName(path)
-			if s.Name != nil {
-				name = s.Name.Name
-			}
-			own[name] = true
+			own[pkgname.Of(s.(*ast.ImportSpec), nil)] = true
 		}
 	}
 	g := &ast.GenDecl{Tok: token.IMPORT}

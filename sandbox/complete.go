@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replhost/replhost/internal/pkgname"
 	"github.com/replhost/replhost/internal/yaegix"
 )
 
@@ -19,6 +20,7 @@ type nameIndex struct {
 	mu      sync.Mutex
 	names   map[string]bool   // top-level identifiers
 	imports map[string]string // local package name → import path
+	clause  pkgname.Clause    // the package clause of an upload; nil: none known
 }
 
 func newNameIndex() *nameIndex {
@@ -70,11 +72,7 @@ func (x *nameIndex) learnDecl(d ast.Decl) {
 			switch s := spec.(type) {
 			case *ast.ImportSpec:
 				path, _ := strconv.Unquote(s.Path.Value)
-				name := path[strings.LastIndex(path, "/")+1:]
-				if s.Name != nil {
-					name = s.Name.Name
-				}
-				x.imports[name] = path
+				x.imports[pkgname.Of(s, x.clause)] = path
 			case *ast.TypeSpec:
 				x.names[s.Name.Name] = true
 			case *ast.ValueSpec:
@@ -135,7 +133,7 @@ func (in *Interp) Complete(word string) []string {
 		add(n)
 	}
 	for _, p := range in.packagePaths() {
-		add(p[strings.LastIndex(p, "/")+1:]) // a package not imported yet
+		add(pkgname.Guess(p)) // a standard package not imported yet
 	}
 	sort.Strings(cands)
 	return dedupe(cands)

@@ -131,6 +131,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	if in.stopWait <= 0 {
 		in.stopWait = DefaultStopWait
 	}
+	in.names.clause = in.packageClause
 	if err := in.ensureUDF(opts, filter); err != nil {
 		return nil, fmt.Errorf("load udf: %w", err)
 	}

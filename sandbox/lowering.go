@@ -98,6 +98,15 @@ func (in *Interp) committed(cell string) {
 	}
 }
 
+// packageClause is the package clause of the uploaded package at path, as
+// the front end checked it ("" without one): the name yaegi binds for it.
+func (in *Interp) packageClause(path string) string {
+	if in.lower == nil {
+		return ""
+	}
+	return in.lower.PackageName(path)
+}
+
 // lowerSymbols are the standard symbols newer than yaegi's Go 1.22 tables
 // (strings.Lines, os.CopyFS, ...), kept to the allowed packages.
 func lowerSymbols(a Allowlist) interp.Exports {

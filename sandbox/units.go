@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/replhost/replhost/internal/pkgname"
 )
 
 // groupUnits joins runs of declarations into one unit, so that the types and
@@ -118,10 +120,7 @@ func (in *Interp) dropReimports(src string, units []unit) string {
 		kept := 0
 		for _, spec := range f.Imports {
 			path, _ := strconv.Unquote(spec.Path.Value)
-			name := path[strings.LastIndex(path, "/")+1:]
-			if spec.Name != nil {
-				name = spec.Name.Name
-			}
+			name := pkgname.Of(spec, in.packageClause)
 			if have[name] != path || name == "_" || name == "." {
 				kept++
 				continue
