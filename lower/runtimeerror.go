@@ -54,7 +54,7 @@ func Recovered(v any) any {
 	if isExitPanic(v) {
 		panic(v)
 	}
-	v = yaegix.PanicValue(v)
+	v = yaegix.PanicValue(v) // the code's own panic(v) comes as a reflect.Value
 	if yaegix.IsRunError(v) {
 		if msg, ok := yaegix.FailedAssertion(v); ok {
 			return TypeAssertionError{msg}

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// PanicValue is v as interpreted code should see it: yaegi panics with a
-// native call's panic value wrapped in its reflect.Value.
+// PanicValue is v as interpreted code should see it: yaegi hands on the
+// value of the code's own panic(v) as its reflect.Value, both in Eval's
+// interp.Panic and to recover(); a native function's panic value as it is.
 func PanicValue(v any) any {
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 		return rv.Interface()

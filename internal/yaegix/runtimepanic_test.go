@@ -2,6 +2,7 @@ package yaegix
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
@@ -49,11 +50,35 @@ func TestRuntimeFailuresOfRealPanics(t *testing.T) {
 	}
 }
 
-// TestPanicValueOfRealPanic: the code's own panic value reaches Go as a
-// reflect.Value, which PanicValue unwraps.
+// TestPanicValueOfRealPanic: the code's own panic value reaches Go, and
+// recover(), as a reflect.Value, which PanicValue unwraps; a native
+// function's as it is.
 func TestPanicValueOfRealPanic(t *testing.T) {
 	yi := newInterp(t, nil, nil)
-	_, err := evalAll(yi, `panic("boom")`)
+	native := errors.New("native boom")
+	if err := yi.Use(interp.Exports{"nat/nat": {"Boom": reflect.ValueOf(func() { panic(native) })}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := evalAll(yi, `import "nat"`, "func rec(f func()) (r any) { defer func() { r = recover() }(); f(); return }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := yi.Eval(`rec(func() { panic("boom") })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := v.Interface().(reflect.Value); !ok || PanicValue(r) != "boom" {
+		t.Errorf("recover() of panic(\"boom\") gave %#v; want a reflect.Value of boom", v.Interface())
+	}
+	if v, err = yi.Eval("rec(nat.Boom)"); err != nil || v.Interface() != native {
+		t.Errorf("recover() of a native panic gave %#v, %v; want the native value", v.Interface(), err)
+	}
+	_, err = evalAll(yi, "nat.Boom()")
+	var np interp.Panic
+	if !errors.As(err, &np) || np.Value != native {
+		t.Errorf("a native panic gave %#v; want an interp.Panic of the native value", err)
+	}
+	_, err = evalAll(yi, `panic("boom")`)
 	var p interp.Panic
 	if !errors.As(err, &p) {
 		t.Fatalf("err %v; want an interp.Panic", err)
