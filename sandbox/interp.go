@@ -343,9 +343,7 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 	case <-ctx.Done():
 	}
 	in.ctl.Stop(cancel)
-	select {
-	case <-done:
-	case <-time.After(in.stopWait):
+	if !in.ctl.Await(done, in.stopWait) {
 		// Blocked in a native call (time.Sleep): it runs on when the call
 		// returns. Only a worker process can be ended for it.
 		in.stuck.Store(true)

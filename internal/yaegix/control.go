@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
@@ -94,6 +95,31 @@ func (c *Control) Begin() chan struct{} {
 func (c *Control) Stop(done chan struct{}) {
 	atomic.AddUint64(c.id, 1)
 	close(done)
+}
+
+// stopRepeat is how often Await stops a stopped cell again.
+const stopRepeat = 5 * time.Millisecond
+
+// Await waits up to wait for a stopped cell to return (ended closed),
+// stopping it again every few milliseconds: yaegi's Execute takes the run
+// id afresh when it starts, so a Stop that came while the cell still
+// compiled is lost and the cell would run on. It reports whether the cell
+// returned in time (not if blocked in a native call).
+func (c *Control) Await(ended <-chan struct{}, wait time.Duration) bool {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(stopRepeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ended:
+			return true
+		case <-tick.C:
+			atomic.AddUint64(c.id, 1)
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 // AfterStop sets the interpreter right once a stopped cell has returned:

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 )
@@ -101,5 +102,58 @@ func TestSetDir(t *testing.T) {
 	}
 	if v, err := yi.Eval(`os.Getenv("HOME")`); err != nil || v.String() != "/home/of/session" {
 		t.Fatalf("HOME = %v, %v; want /home/of/session", v, err)
+	}
+}
+
+// TestStopBeforeExecuteIsLost: Execute (Eval's second half) takes the run
+// id afresh, so a Stop between Begin and the start of the run (while the
+// cell compiles) does not stop it: the cell runs to its end. Hence Await
+// stops it again until it returns.
+func TestStopBeforeExecuteIsLost(t *testing.T) {
+	yi := newInterp(t, nil, nil)
+	c, err := NewControl(yi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := false
+	if err := yi.Use(interp.Exports{"sig/sig": {"Finished": reflectValue(func() { finished = true })}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval(`import "sig"`); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop(c.Begin())
+	if _, err := yi.Eval("for i := 0; i < 1000; i++ {}; sig.Finished()"); err != nil {
+		t.Fatal(err)
+	}
+	if !finished {
+		t.Error("a cell stopped before it ran did not run: yaegi keeps the stop now, Await's repeats may go")
+	}
+}
+
+// TestAwaitStopsALateStart: a cell that starts running after its Stop is
+// stopped by Await.
+func TestAwaitStopsALateStart(t *testing.T) {
+	yi := newInterp(t, nil, nil)
+	c, err := NewControl(yi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	if err := yi.Use(interp.Exports{"sig/sig": {"Started": reflectValue(func() { close(started) })}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval(`import "sig"`); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop(c.Begin()) // lost: the cell has not started (TestStopBeforeExecuteIsLost)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		yi.Eval("sig.Started(); for {}")
+	}()
+	<-started
+	if !c.Await(ended, time.Minute) {
+		t.Fatal("Await: the cell runs on")
 	}
 }
