@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log"
+	"os"
 	"strings"
 	"testing"
 
@@ -90,14 +92,23 @@ func TestWorkedAroundBehaviours(t *testing.T) {
 		{"top-level-defer-reruns", "lower (cellDefers)",
 			[]string{"defer println(1)", "2", "3"}, outcome{value: "3", stdout: "1\n1\n1\n"}, true},
 	}
+	// yaegi's own panics (log.Panic) also print to the process's standard
+	// logger: in inproc mode, the host's stderr.
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			logged.Reset()
 			got := run(t, tt.srcs...)
 			if !tt.output {
 				got.stdout = ""
 			}
 			if got != tt.want {
 				t.Errorf("yaegi %s gave %+v; want %+v (worked around in %s: check it still needs to be)", Version, got, tt.want, tt.where)
+			}
+			if msg, ok := tt.want.recovered.(string); ok && !strings.HasSuffix(logged.String(), " "+msg+"\n") {
+				t.Errorf("the standard logger got %q; want yaegi's %q", logged.String(), msg)
 			}
 		})
 	}
