@@ -17,6 +17,8 @@ const (
 // unit is one top-level piece of a cell, with where it starts in the cell so
 // that the interpreter's positions can be the user's.
 type unit struct {
+	imp *importParse // an import unit's specs, once parsed (importSpecs)
+
 	kind    unitKind
 	imports bool   // a decl unit that is an import
 	text    string // the unit's source

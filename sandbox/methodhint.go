@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"go/parser"
-	"go/token"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,8 +25,8 @@ func (in *Interp) noteMethods(units []unit) {
 	if in.methods {
 		return
 	}
-	for _, u := range units {
-		if u.imports && importsNonStd(u) || mayGiveMethods(u.text) {
+	for i := range units {
+		if u := &units[i]; u.imports && importsNonStd(u) || mayGiveMethods(u.text) {
 			in.methods = true
 			return
 		}
@@ -74,13 +72,13 @@ func isIdentStart(c byte) bool {
 
 // importsNonStd reports an import unit with a path that is no standard
 // package yaegi or the front end has symbols for.
-func importsNonStd(u unit) bool {
-	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+u.text, parser.ImportsOnly)
-	if err != nil {
+func importsNonStd(u *unit) bool {
+	specs, ok := u.importSpecs()
+	if !ok {
 		return true
 	}
 	std := stdPaths()
-	for _, spec := range f.Imports {
+	for _, spec := range specs {
 		path, _ := strconv.Unquote(spec.Path.Value)
 		if !std[path] {
 			return true

@@ -35,7 +35,11 @@ func TestImportsNonStd(t *testing.T) {
 		`import "mypkg"`:                  true,
 		`import ("fmt"; "example.com/x")`: true,
 	} {
-		if got := importsNonStd(unit{imports: true, text: text}); got != want {
+		units, err := splitCell(text)
+		if err != nil || len(units) != 1 {
+			t.Fatalf("splitCell(%q) = %d units, %v; want one", text, len(units), err)
+		}
+		if got := importsNonStd(&units[0]); got != want {
 			t.Errorf("importsNonStd(%q) = %v; want %v", text, got, want)
 		}
 	}

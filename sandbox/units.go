@@ -33,20 +33,14 @@ func groupUnits(src string, units []unit) []unit {
 // checkImports refuses standard packages outside the allowlist before
 // anything of the cell runs, with the user's position.
 func (in *Interp) checkImports(units []unit) error {
-	for _, u := range units {
-		if !u.imports {
-			continue
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, "", "package p\n"+padTo(u)+u.text, parser.ImportsOnly)
-		if err != nil {
-			continue // the syntax check reports it
-		}
-		for _, spec := range f.Imports {
+	for i := range units {
+		u := &units[i]
+		specs, _ := u.importSpecs()
+		for _, spec := range specs {
 			path, _ := strconv.Unquote(spec.Path.Value)
 			if in.allow.Denied(path) {
-				p := fset.PositionFor(spec.Path.Pos(), false)
-				return errorAt(p.Line-1, p.Column, "package "+path+" is not allowed in a session (the host's --allow-pkg adds packages)")
+				line, col := u.userPos(spec.Path.Pos())
+				return errorAt(line, col, "package "+path+" is not allowed in a session (the host's --allow-pkg adds packages)")
 			}
 		}
 	}
@@ -106,36 +100,28 @@ func (in *Interp) dropReimports(src string, units []unit) string {
 	}
 	b := []byte(src)
 	changed := false
-	for _, u := range units {
-		if !u.imports {
-			continue
-		}
-		fset := token.NewFileSet()
-		const head = "package p\n"
-		f, err := parser.ParseFile(fset, "", head+u.text, parser.ImportsOnly)
-		if err != nil {
-			continue
-		}
-		off := func(p token.Pos) int { return u.start + fset.Position(p).Offset - len(head) }
+	for i := range units {
+		u := &units[i]
+		specs, _ := u.importSpecs()
 		kept := 0
-		for _, spec := range f.Imports {
+		for _, spec := range specs {
 			path, _ := strconv.Unquote(spec.Path.Value)
 			name := pkgname.Of(spec, in.packageClause)
 			if have[name] != path || name == "_" || name == "." {
 				kept++
 				continue
 			}
-			end := off(spec.End())
+			end := u.cellOffset(spec.End())
 			for end < u.end && (b[end] == ' ' || b[end] == '\t') {
 				end++
 			}
 			if end < u.end && b[end] == ';' {
 				end++
 			}
-			blank(b, off(spec.Pos()), end)
+			blank(b, u.cellOffset(spec.Pos()), end)
 			changed = true
 		}
-		if kept == 0 && len(f.Imports) > 0 {
+		if kept == 0 && len(specs) > 0 {
 			blank(b, u.start, u.end)
 		}
 	}
