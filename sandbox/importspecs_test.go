@@ -36,3 +36,20 @@ func TestPositionsThroughTheImportChecks(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkReimportCell is a cell that imports what the session has: its
+// imports are checked (allowlist, re-import) and dropped, nothing runs.
+func BenchmarkReimportCell(b *testing.B) {
+	in, _ := newTestInterp(b)
+	ctx := context.Background()
+	const cell = "import (\n\t\"fmt\"\n\t\"strings\"\n)"
+	if err := in.Eval(ctx, cell, false); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := in.Eval(ctx, cell, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
