@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/build"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -150,5 +151,31 @@ func SetDir(yi *interp.Interpreter, goPath, home string) error {
 		return fmt.Errorf("%w: opt.env is nil", ErrLayout)
 	}
 	m["HOME"] = home // the map yaegi's os.Getenv reads
+	return nil
+}
+
+// SetEnv adds env (NAME=VALUE entries) to the environment an interpreter's
+// code sees (os.Getenv), the map SetDir writes HOME into: interp.New takes
+// it as an option only. HOME stays the one SetDir or interp.New gave.
+func SetEnv(yi *interp.Interpreter, env []string) error {
+	if len(env) == 0 {
+		return nil
+	}
+	f := reflect.ValueOf(yi).Elem().FieldByName("opt")
+	if f.IsValid() && f.Kind() == reflect.Struct {
+		f = f.FieldByName("env")
+	}
+	if !f.IsValid() || f.Type() != reflect.TypeOf(map[string]string{}) {
+		return fmt.Errorf("%w: field opt.env", ErrLayout)
+	}
+	m := *(*map[string]string)(unsafe.Pointer(f.UnsafeAddr()))
+	if m == nil {
+		return fmt.Errorf("%w: opt.env is nil", ErrLayout)
+	}
+	for _, kv := range env {
+		if name, value, _ := strings.Cut(kv, "="); name != "HOME" {
+			m[name] = value
+		}
+	}
 	return nil
 }

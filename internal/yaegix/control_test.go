@@ -3,6 +3,7 @@ package yaegix
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -155,5 +156,22 @@ func TestAwaitStopsALateStart(t *testing.T) {
 	<-started
 	if !c.Await(ended, time.Minute) {
 		t.Fatal("Await: the cell runs on")
+	}
+}
+
+// TestSetEnv: entries added after interp.New reach the code's os.Getenv;
+// HOME is not replaced.
+func TestSetEnv(t *testing.T) {
+	yi := newInterp(t, nil, nil, func(o *interp.Options) { o.Env = []string{"HOME=/home/of/session"} })
+	if err := SetEnv(yi, []string{"USER=ana", "LANG=eo.UTF-8", "HOME=/elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yi.Eval(`import "os"`); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"USER": "ana", "LANG": "eo.UTF-8", "HOME": "/home/of/session"} {
+		if v, err := yi.Eval("os.Getenv(" + strconv.Quote(name) + ")"); err != nil || v.String() != want {
+			t.Errorf("os.Getenv(%q) = %v, %v; want %q", name, v, err, want)
+		}
 	}
 }
