@@ -85,6 +85,9 @@ func TestWorkedAroundBehaviours(t *testing.T) {
 			[]string{`println("a", 1)`}, outcome{stdout: "a 1\n"}, true},
 		{"log-fatal-panics", "lower/exit.go Exiting",
 			[]string{`import "log"`, `log.Fatal("x")`}, outcome{err: "panic: x"}, false},
+		// A test binary has parsed its flags: the code sees the process's.
+		{"flag-functions-are-the-processes", "sandbox/flagset.go withFlagSet",
+			[]string{`import "flag"`, "flag.Parsed()"}, outcome{value: "true"}, false},
 		{"main-runs-after-its-cell-and-later-ones", "repl/script.go RunScript",
 			[]string{`func main() { println("main ran") }`, "1"}, outcome{value: "1", stdout: "main ran\nmain ran\n"}, true},
 		{"top-level-func-literal-reruns", "lower/lower.go (wrapped statements are named functions)",
