@@ -64,6 +64,7 @@ type Interp struct {
 	ctl      *yaegix.Control // stops a running cell
 	stopWait time.Duration   // how long a stopped cell is awaited
 	stuck    atomic.Bool     // an interrupted cell runs on in a native call
+	jobs     chan func()     // to the runner goroutine (onRunner); nil: none
 
 	reg      *udf.Registry  // the session's UDFs, when this interpreter holds them
 	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
@@ -319,7 +320,35 @@ func (in *Interp) Close() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.closed = true
+	in.dropRunner()
 	return nil
+}
+
+// onRunner runs job on the interpreter's runner goroutine, started on
+// first use. One goroutine for all of a session's Evals, not one per Eval:
+// its stack stays grown to yaegi's depth (a new goroutine grew and copied
+// its stack at every cell) and nothing is spawned per cell. Called with
+// mu held.
+func (in *Interp) onRunner(job func()) {
+	if in.jobs == nil {
+		jobs := make(chan func())
+		go func() {
+			for job := range jobs {
+				job()
+			}
+		}()
+		in.jobs = jobs
+	}
+	in.jobs <- job
+}
+
+// dropRunner lets the runner goroutine end once its job, if any, returns.
+// Called with mu held.
+func (in *Interp) dropRunner() {
+	if in.jobs != nil {
+		close(in.jobs)
+		in.jobs = nil
+	}
 }
 
 // evalCancellable runs src in a goroutine this Interp owns, stopping it with
@@ -328,7 +357,7 @@ func (in *Interp) Close() error {
 func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Value, err error) {
 	done := make(chan struct{})
 	cancel := in.ctl.Begin()
-	go func() {
+	in.onRunner(func() {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
@@ -336,7 +365,7 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 			}
 		}()
 		v, err = in.yi.Eval(src)
-	}()
+	})
 	select {
 	case <-done:
 		return v, err
@@ -347,6 +376,7 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 		// Blocked in a native call (time.Sleep): it runs on when the call
 		// returns. Only a worker process can be ended for it.
 		in.stuck.Store(true)
+		in.dropRunner() // it ends when the blocked call returns
 		io.WriteString(in.stderr.w, "warning: the interrupted cell is blocked in a native call and runs on; :reset starts a fresh interpreter\n")
 		return reflect.Value{}, ctx.Err()
 	}

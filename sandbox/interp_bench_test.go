@@ -11,13 +11,23 @@ import (
 // the heap the session keeps per cell (after a collection), which the
 // cells of a long session add up to.
 func BenchmarkShownCell(b *testing.B) {
+	benchCell(b, "x := 0", "x+10000000+100000000")
+}
+
+// BenchmarkLoadCell is cmd/replbench's load cell, `c++; c`: a statement
+// and a shown expression of a session variable.
+func BenchmarkLoadCell(b *testing.B) {
+	benchCell(b, "c := 0", "c++; c")
+}
+
+func benchCell(b *testing.B, setup, cell string) {
 	in, err := NewInterp(Options{Allow: NewAllowlist(nil)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer in.Close()
 	ctx := context.Background()
-	if err := in.Eval(ctx, "x := 0", false); err != nil {
+	if err := in.Eval(ctx, setup, false); err != nil {
 		b.Fatal(err)
 	}
 	var before, after runtime.MemStats
@@ -25,7 +35,7 @@ func BenchmarkShownCell(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := in.Eval(ctx, "x+10000000+100000000", true); err != nil {
+		if err := in.Eval(ctx, cell, true); err != nil {
 			b.Fatal(err)
 		}
 	}

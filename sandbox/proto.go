@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -76,21 +77,81 @@ type frame struct {
 	payload []byte
 }
 
-// frameWriter writes whole frames; it is safe for concurrent use.
+// frameWriter writes whole frames; it is safe for concurrent use. Frames
+// given to hold wait, up to holdFor, for the next frame sent, and leave with
+// it in one write: a fast cell's output and its result cost the worker one
+// write and the host one read, where each frame was a write and a wakeup.
 type frameWriter struct {
-	mu  sync.Mutex // serializes frames on w
-	w   io.Writer
-	buf []byte
+	mu      sync.Mutex // serializes frames on w; guards the fields below
+	w       io.Writer
+	buf     []byte
+	held    bool        // buf holds frames not yet written
+	timer   *time.Timer // writes held frames after holdFor
+	holdErr error       // of a write of held frames by the timer
 }
 
+// holdFor is how long held output waits for the frames after it. The host
+// holds terminal output as long (repl's linger) before it sends a packet.
+const holdFor = 2 * time.Millisecond
+
+// send writes the held frames and this one.
 func (f *frameWriter) send(typ byte, id uint32, payload []byte) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.buf = append(f.buf[:0], typ, 0, 0, 0, 0, 0, 0, 0, 0)
-	binary.BigEndian.PutUint32(f.buf[1:5], id)
-	binary.BigEndian.PutUint32(f.buf[5:9], uint32(len(payload)))
+	f.appendFrame(typ, id, payload)
+	return f.flushLocked()
+}
+
+// hold queues a frame to go with the next one sent, or after holdFor; a
+// chunk's worth of held frames is written at once.
+func (f *frameWriter) hold(typ byte, id uint32, payload []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.holdErr; err != nil {
+		f.holdErr = nil
+		return err
+	}
+	f.appendFrame(typ, id, payload)
+	if len(f.buf) >= chunkBytes {
+		return f.flushLocked()
+	}
+	if !f.held {
+		f.held = true
+		if f.timer == nil {
+			f.timer = time.AfterFunc(holdFor, f.flushHeld)
+		} else {
+			f.timer.Reset(holdFor)
+		}
+	}
+	return nil
+}
+
+func (f *frameWriter) flushHeld() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held {
+		f.holdErr = f.flushLocked()
+	}
+}
+
+func (f *frameWriter) appendFrame(typ byte, id uint32, payload []byte) {
+	if !f.held {
+		f.buf = f.buf[:0]
+	}
+	n := len(f.buf)
+	f.buf = append(f.buf, typ, 0, 0, 0, 0, 0, 0, 0, 0)
+	binary.BigEndian.PutUint32(f.buf[n+1:n+5], id)
+	binary.BigEndian.PutUint32(f.buf[n+5:n+9], uint32(len(payload)))
 	f.buf = append(f.buf, payload...)
+}
+
+func (f *frameWriter) flushLocked() error {
+	if f.held {
+		f.held = false
+		f.timer.Stop()
+	}
 	_, err := f.w.Write(f.buf)
+	f.buf = f.buf[:0]
 	if cap(f.buf) > 2*chunkBytes {
 		f.buf = nil // don't keep a big cell's buffer
 	}
@@ -99,9 +160,18 @@ func (f *frameWriter) send(typ byte, id uint32, payload []byte) error {
 
 // sendChunks sends p as frames of at most chunkBytes.
 func (f *frameWriter) sendChunks(typ byte, id uint32, p []byte) error {
+	return f.chunks(f.send, typ, id, p)
+}
+
+// holdChunks holds p as frames of at most chunkBytes.
+func (f *frameWriter) holdChunks(typ byte, id uint32, p []byte) error {
+	return f.chunks(f.hold, typ, id, p)
+}
+
+func (f *frameWriter) chunks(send func(byte, uint32, []byte) error, typ byte, id uint32, p []byte) error {
 	for len(p) > 0 {
 		n := min(len(p), chunkBytes)
-		if err := f.send(typ, id, p[:n]); err != nil {
+		if err := send(typ, id, p[:n]); err != nil {
 			return err
 		}
 		p = p[n:]

@@ -41,7 +41,7 @@ func (o *cellOutput) write(typ byte, p []byte) (int, error) {
 		keep = p[:o.limit-o.n]
 	}
 	o.n += int64(len(keep))
-	if err := o.fw.sendChunks(typ, o.id, keep); err != nil {
+	if err := o.fw.holdChunks(typ, o.id, keep); err != nil {
 		return 0, err
 	}
 	if len(keep) > 0 {
@@ -53,7 +53,7 @@ func (o *cellOutput) write(typ byte, p []byte) (int, error) {
 		if !o.lineOK {
 			notice = "\n" + notice
 		}
-		if err := o.fw.send(msgStderr, o.id, []byte(notice)); err != nil {
+		if err := o.fw.hold(msgStderr, o.id, []byte(notice)); err != nil {
 			return 0, err
 		}
 	}

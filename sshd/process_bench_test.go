@@ -90,6 +90,32 @@ func BenchmarkRoundTripProcess(b *testing.B) {
 	b.ReportMetric(float64(childrenPSS(b, me)-mem)/1024/float64(b.N), "worker-PSS-KB/op")
 }
 
+// BenchmarkLoadCellProcess is BenchmarkRoundTripProcess with the cell of
+// cmd/replbench's load mode, `c++; c`: a statement and an expression of a
+// session variable, which go through the typed front end.
+func BenchmarkLoadCellProcess(b *testing.B) {
+	h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true})
+	term := h.Terminal(b, "alice", "")
+	term.Expect("go> ")
+	term.Send("c := 0\r")
+	term.Expect("go> ")
+	me := os.Getpid()
+	host, workers, mem := cpuOf(me), childrenCPU(me), childrenPSS(b, me)
+	m := &medianTimer{b: b}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.begin()
+		term.Send("c++; c\r")
+		term.Expect(`\r\n` + strconv.Itoa(i+1) + `\r\n(?:.*)go> `)
+		m.end()
+	}
+	b.StopTimer()
+	m.report()
+	b.ReportMetric(float64((cpuOf(me)-host).Microseconds())/1000/float64(b.N), "host-cpu-ms/op")
+	b.ReportMetric(float64((childrenCPU(me)-workers).Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
+	b.ReportMetric(float64(childrenPSS(b, me)-mem)/1024/float64(b.N), "worker-PSS-KB/op")
+}
+
 // childrenPSS is the PSS of the live children of pid.
 func childrenPSS(tb testing.TB, pid int) int64 {
 	var n int64
