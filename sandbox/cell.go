@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"go/parser"
+	"go/ast"
 	"go/scanner"
 	"go/token"
 )
@@ -27,6 +27,13 @@ type unit struct {
 	line    int  // 1-based line of the unit's first byte in the cell
 	col     int  // 1-based column of the unit's first byte
 	isExpr  bool // a statement that is a lone expression: its value is shown
+
+	// parsed says the unit parsed where the interpreter puts it
+	// (parseUnit), with its declarations or statements: a cell is parsed
+	// once for the syntax check, the expression test and the names learnt.
+	parsed bool
+	decls  []ast.Decl // of a unitDecl
+	stmts  []ast.Stmt // of a unitStmt
 }
 
 // splitCell cuts a cell into its top-level units. yaegi v0.16.1 parses one
@@ -96,8 +103,9 @@ func splitCell(src string) ([]unit, error) {
 	}
 	units = mergeHeaders(src, units)
 	for i := range units {
-		if units[i].kind == unitStmt {
-			units[i].isExpr = isExpression(units[i].text)
+		u := &units[i]
+		if u.kind == unitStmt && u.parsed && len(u.stmts) == 1 {
+			_, u.isExpr = u.stmts[0].(*ast.ExprStmt)
 		}
 	}
 	return units, nil
@@ -140,13 +148,6 @@ func classify(first token.Token, at func(int) token.Token) (unitKind, bool) {
 	return unitStmt, false
 }
 
-// isExpression reports whether a statement unit is a lone expression, whose
-// value the REPL shows.
-func isExpression(text string) bool {
-	_, err := parser.ParseExpr(text)
-	return err == nil
-}
-
 // mergeHeaders joins units cut at the semicolons of a statement header
 // ("for i := 0; i < 3; i++ {", "if x := f(); x > 0 {"): a unit that does not
 // parse on its own is joined with the ones after it until the join parses.
@@ -155,7 +156,7 @@ func mergeHeaders(src string, units []unit) []unit {
 	var out []unit
 	for i := 0; i < len(units); i++ {
 		u := units[i]
-		if parseUnit(u) == nil {
+		if parseUnit(&u) == nil {
 			out = append(out, u)
 			continue
 		}
@@ -164,7 +165,7 @@ func mergeHeaders(src string, units []unit) []unit {
 			m := u
 			m.end = units[j].end
 			m.text = src[m.start:m.end]
-			if parseUnit(m) == nil {
+			if parseUnit(&m) == nil {
 				out = append(out, m)
 				i = j
 				merged = true

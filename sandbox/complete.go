@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"sort"
 	"strconv"
@@ -28,24 +27,18 @@ func newNameIndex() *nameIndex {
 }
 
 func (x *nameIndex) learn(u unit) {
+	if !u.parsed && parseUnit(&u) != nil {
+		return
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	fset := token.NewFileSet()
 	if u.kind == unitDecl {
-		f, err := parser.ParseFile(fset, "", "package p;"+u.text, parser.SkipObjectResolution)
-		if err != nil {
-			return
-		}
-		for _, d := range f.Decls {
+		for _, d := range u.decls {
 			x.learnDecl(d)
 		}
 		return
 	}
-	f, err := parser.ParseFile(fset, "", "package p;func _(){"+u.text+"\n}", parser.SkipObjectResolution)
-	if err != nil || len(f.Decls) == 0 {
-		return
-	}
-	for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+	for _, st := range u.stmts {
 		switch s := st.(type) {
 		case *ast.AssignStmt:
 			if s.Tok == token.DEFINE {

@@ -181,6 +181,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err := in.checkImports(units); err != nil {
 		return err
 	}
+	commit := !declaresNothing(units)
 	src, back, err := in.lowerCell(cell)
 	if err != nil {
 		return err
@@ -207,7 +208,9 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 		}
 		in.names.learn(g)
 	}
-	in.committed(cell)
+	if commit {
+		in.committed(cell)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -23,6 +24,8 @@ func groupUnits(src string, units []unit) []unit {
 			prev.end = u.end
 			prev.text = src[prev.start:prev.end]
 			prev.imports = prev.imports && u.imports
+			prev.parsed = prev.parsed && u.parsed
+			prev.decls = append(prev.decls[:len(prev.decls):len(prev.decls)], u.decls...)
 			continue
 		}
 		out = append(out, u)
@@ -56,22 +59,35 @@ func padTo(u unit) string {
 // file, a statement in a function body) so that a syntax error is reported
 // by go/parser at the user's position, not inside yaegi's wrapping.
 func checkSyntax(units []unit) error {
-	for _, u := range units {
-		if err := parseUnit(u); err != nil {
+	for i := range units {
+		if units[i].parsed {
+			continue
+		}
+		if err := parseUnit(&units[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// parseUnit parses one unit where the interpreter will put it, and returns
-// go/parser's first error at the user's position.
-func parseUnit(u unit) error {
-	src, shift := "package p\n"+padTo(u)+u.text+"\n", 1
+// parseUnit parses one unit where the interpreter will put it and keeps
+// its declarations or statements; it returns go/parser's first error at
+// the user's position.
+func parseUnit(u *unit) error {
+	src, shift := "package p\n"+padTo(*u)+u.text+"\n", 1
 	if u.kind == unitStmt {
-		src, shift = "package p\nfunc _() {\n"+padTo(u)+u.text+"\n}", 2
+		src, shift = "package p\nfunc _() {\n"+padTo(*u)+u.text+"\n}", 2
 	}
-	_, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err == nil {
+		u.parsed = true
+		if u.kind == unitStmt {
+			u.stmts = f.Decls[0].(*ast.FuncDecl).Body.List
+		} else {
+			u.decls = f.Decls
+		}
+		return nil
+	}
 	var list scanner.ErrorList
 	if errors.As(err, &list) && len(list) > 0 {
 		p := list[0].Pos
@@ -138,4 +154,27 @@ func blank(b []byte, from, to int) {
 			b[i] = ' '
 		}
 	}
+}
+
+// declaresNothing reports a cell of statements only, none of which
+// declares a name at top level (`x := e`, var, a label): the typed front
+// end, which keeps the cells that give later ones their context, has
+// nothing to learn from it, and is spared parsing it (`c++; c`).
+func declaresNothing(units []unit) bool {
+	for _, u := range units {
+		if u.kind != unitStmt || !u.parsed {
+			return false
+		}
+		for _, st := range u.stmts {
+			switch st := st.(type) {
+			case *ast.DeclStmt, *ast.LabeledStmt:
+				return false
+			case *ast.AssignStmt:
+				if st.Tok == token.DEFINE {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
