@@ -38,12 +38,11 @@ type Journal struct {
 	count  int        // records in seg
 	closed bool       // Close was called: the session is gone
 
-	current atomic.Pointer[os.File] // seg, for the flush goroutine (which never takes mu)
+	current atomic.Pointer[os.File] // seg, for the host's sync rounds (which never take mu)
+	dev     atomic.Uint64           // the device holding seg (groupsync.go)
 
-	flushMu  sync.Mutex // guards dirty and flushing
-	dirty    bool       // appended since the last fsync began
-	flushing bool       // a flush goroutine is running
-	flushed  sync.Cond  // signalled when a flush round ends (on flushMu)
+	syncMu   sync.Mutex  // held across an fsync of seg, so that Sync waits for one begun
+	unsynced atomic.Bool // appended since the last fsync began
 }
 
 const (
@@ -63,9 +62,7 @@ var ErrJournalFull = errors.New("journal full: " + safefs.Size(MaxJournal) + "; 
 // sync, appended cells are fsynced soon after Append returns. It does no
 // I/O.
 func OpenJournal(sessDir string, sync bool) *Journal {
-	j := &Journal{sessDir: sessDir, sync: sync}
-	j.flushed.L = &j.flushMu
-	return j
+	return &Journal{sessDir: sessDir, sync: sync}
 }
 
 // Append records a cell that ran successfully: one write, before it
@@ -146,6 +143,7 @@ func (j *Journal) openLocked() error {
 		}
 	}
 	j.dir, j.seg, j.size, j.count = dir, seg, valid, len(cells)
+	j.dev.Store(fileDev(fi))
 	j.current.Store(seg)
 	return nil
 }
@@ -296,43 +294,29 @@ func (j *Journal) release(final bool) {
 	}
 }
 
-// syncLater fsyncs the segment in a goroutine that lives while cells come.
+// syncLater has the segment fsynced in the host's next sync round
+// (groupsync.go).
 func (j *Journal) syncLater() {
-	j.flushMu.Lock()
-	defer j.flushMu.Unlock()
-	j.dirty = true
-	if !j.flushing {
-		j.flushing = true
-		go j.flush()
-	}
+	j.unsynced.Store(true)
+	journalSync.mark(j)
 }
 
-// flush fsyncs the segment until no append came during the last fsync: one
-// fsync for every burst of cells (group commit). A segment closed meanwhile
-// (replaced by a rewrite, which syncs its own) fails harmlessly: os.File
-// guards its descriptor.
-func (j *Journal) flush() {
-	j.flushMu.Lock()
-	for j.dirty {
-		j.dirty = false
-		j.flushMu.Unlock()
+// syncNow fsyncs the segment if a cell was appended since the last fsync
+// began.
+func (j *Journal) syncNow() {
+	j.syncMu.Lock()
+	defer j.syncMu.Unlock()
+	if j.unsynced.Swap(false) {
 		if seg := j.current.Load(); seg != nil {
 			seg.Sync()
 		}
-		j.flushMu.Lock()
 	}
-	j.flushing = false
-	j.flushed.Broadcast()
-	j.flushMu.Unlock()
 }
 
-// Sync waits until every appended cell is on disk.
+// Sync waits until every appended cell is on disk: it fsyncs the segment
+// itself rather than wait for a sync round.
 func (j *Journal) Sync() {
-	j.flushMu.Lock()
-	defer j.flushMu.Unlock()
-	for j.flushing {
-		j.flushed.Wait()
-	}
+	j.syncNow()
 }
 
 // oldCellNames lists the cell files of the old format in order.
