@@ -282,6 +282,17 @@ func (r resultMsg) err() error {
 	}
 }
 
+// okResult is the encoded resultMsg of a cell that ran well.
+var okResult = mustJSON(resultMsg{Kind: resOK})
+
+// encodeResult is mustJSON(r), without encoding the common okResult.
+func encodeResult(r resultMsg) []byte {
+	if r == (resultMsg{Kind: resOK}) {
+		return okResult
+	}
+	return mustJSON(r)
+}
+
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {

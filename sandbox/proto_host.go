@@ -254,7 +254,9 @@ func decodeHello(p []byte) (helloMsg, error) {
 // ended well. maxRecords < 0 is a udf call: any count, Failed at most it.
 func decodeResult(p []byte, kinds []string, maxRecords int) (resultMsg, error) {
 	var r resultMsg
-	if err := strictJSON(p, &r); err != nil {
+	if bytes.Equal(p, okResult) {
+		r.Kind = resOK // the reply of nearly every cell, spared the JSON decoder; checked below as any
+	} else if err := strictJSON(p, &r); err != nil {
 		return r, protoErrorf("result: %v", err)
 	}
 	known := false

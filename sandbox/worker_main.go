@@ -270,7 +270,7 @@ func (ws *workerSide) eval(ctx context.Context, end func(), id uint32, show bool
 		}
 	}
 	end()
-	ws.fw.send(msgResult, id, mustJSON(res))
+	ws.fw.send(msgResult, id, encodeResult(res))
 }
 
 func (ws *workerSide) complete(id uint32, word string) {
@@ -334,5 +334,5 @@ func (ws *workerSide) replay(ctx context.Context, end func(), id uint32, p []byt
 	}
 	res.Records = ran
 	end()
-	ws.fw.send(msgResult, id, mustJSON(res))
+	ws.fw.send(msgResult, id, encodeResult(res))
 }
