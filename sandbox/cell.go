@@ -104,11 +104,17 @@ func splitCell(src string) ([]unit, error) {
 	units = mergeHeaders(src, units)
 	for i := range units {
 		u := &units[i]
-		if u.kind == unitStmt && u.parsed && len(u.stmts) == 1 {
-			_, u.isExpr = u.stmts[0].(*ast.ExprStmt)
-		}
+		_, u.isExpr = u.onlyStmt().(*ast.ExprStmt)
 	}
 	return units, nil
+}
+
+// onlyStmt is the statement of a parsed statement unit of one; else nil.
+func (u *unit) onlyStmt() ast.Stmt {
+	if u.kind == unitStmt && u.parsed && len(u.stmts) == 1 {
+		return u.stmts[0]
+	}
+	return nil
 }
 
 // classify decides whether a unit is a declaration from its first tokens. A

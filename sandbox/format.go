@@ -55,11 +55,16 @@ var outputCalls = map[string]bool{
 	"Write": true, "WriteString": true, "WriteRune": true, "WriteByte": true, "WriteAt": true,
 }
 
-// outputCall reports whether the expression text calls one of outputCalls
-// (by its name: the values alone cannot tell fmt.Println from strconv.Atoi).
-func outputCall(text string) bool {
-	e, err := parser.ParseExpr(text)
-	if err != nil {
+// outputCall reports whether the expression unit u calls one of
+// outputCalls (by its name: the values alone cannot tell fmt.Println from
+// strconv.Atoi).
+func outputCall(u unit) bool {
+	var e ast.Expr
+	if st, ok := u.onlyStmt().(*ast.ExprStmt); ok {
+		e = st.X
+	} else if x, err := parser.ParseExpr(u.text); err == nil {
+		e = x
+	} else {
 		return false
 	}
 	call, ok := ast.Unparen(e).(*ast.CallExpr)

@@ -228,7 +228,7 @@ func (in *Interp) evalUnit(ctx context.Context, u unit, show, last bool) error {
 	if u.isExpr && show {
 		if v, ran, err := in.runShown(ctx, pad[1:]+u.text); ran {
 			if err == nil {
-				in.show(v, last, outputCall(u.text))
+				in.show(v, last, outputCall(u))
 			}
 			return err
 		}
@@ -237,7 +237,7 @@ func (in *Interp) evalUnit(ctx context.Context, u unit, show, last bool) error {
 		v, err := in.run(ctx, tuplePrefix+pad[1:]+u.text+")\n")
 		if err == nil {
 			if show {
-				in.show(v, last, outputCall(u.text))
+				in.show(v, last, outputCall(u))
 			}
 			return nil
 		}
