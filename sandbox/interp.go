@@ -202,6 +202,18 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	}
 	in.noteMethods(units)
 	groups := groupUnits(src, units)
+	if src == cell && in.mergeable(groups, show) {
+		ran, err := in.evalMerged(ctx, groups)
+		if err != nil {
+			return err
+		}
+		if ran {
+			if commit {
+				in.committed(cell)
+			}
+			return nil
+		}
+	}
 	for i, g := range groups {
 		if err := in.evalUnit(ctx, g, show, i == len(groups)-1); err != nil {
 			return back(err)
