@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -28,6 +29,9 @@ const stuckGrace = 300 * time.Millisecond
 // exit code. It applies its confinement (Landlock, working directory,
 // memory limit) when the host tells it its session, before any code runs.
 func WorkerMain() int {
+	// No heap profile is ever read from a worker: sampling one allocation
+	// in 512 KiB took a traceback through yaegi's deep stacks each time.
+	runtime.MemProfileRate = 0
 	lower.GoPanicEndsProcess = true // a goroutine's panic ends the worker, as it ends a Go program
 	conn, err := protocolSocket()
 	if err != nil {
