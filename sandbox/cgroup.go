@@ -68,12 +68,14 @@ type cgroupTree struct {
 	mu     sync.Mutex                   // serializes changes of the tree; guards groups
 	groups map[string]map[cgroup]string // group → its workers' cgroups
 	of     map[cgroup]string            // a worker's group
+	weight map[cgroup]uint64            // the weight last written to a worker's cgroup
 }
 
 var hostCgroups = &cgroupTree{
 	base:   "replhost-" + strconv.Itoa(os.Getpid()),
 	groups: make(map[string]map[cgroup]string),
 	of:     make(map[cgroup]string),
+	weight: make(map[cgroup]uint64),
 }
 
 var cgroupAvailable struct {
@@ -155,6 +157,7 @@ func (t *cgroupTree) leaveLocked(cg cgroup) {
 		return
 	}
 	delete(t.of, cg)
+	delete(t.weight, cg)
 	delete(t.groups[group], cg)
 	if len(t.groups[group]) == 0 {
 		delete(t.groups, group)
@@ -163,11 +166,20 @@ func (t *cgroupTree) leaveLocked(cg cgroup) {
 	t.balanceLocked(group)
 }
 
-// balanceLocked splits the group's CPU weight between its workers.
+// balanceLocked splits the group's CPU weight between its workers. Only
+// weights that change are written: a user's thousandth login rewrote a
+// thousand cpu.shares files (all logins wait on mu), though 1200/n changes
+// rarely for large n.
 func (t *cgroupTree) balanceLocked(group string) {
 	members := t.groups[group]
+	w := max(groupWeight/uint64(len(members)), 1)
 	for cg := range members {
-		cg.setWeight(max(groupWeight/uint64(len(members)), 1)) // a failed write leaves the old share
+		if t.weight[cg] == w {
+			continue
+		}
+		if cg.setWeight(w) == nil { // a failed write leaves the old share
+			t.weight[cg] = w
+		}
 	}
 }
 

@@ -19,13 +19,20 @@ const DefaultDisk = 1 << 30
 const QuotaExceeded = "disk quota exceeded"
 
 // Disk watcher pacing: a look at most every diskTick, and a walk of the
-// tree only when the worker used CPU since the last one (it cannot have
-// written without), and no sooner after a walk than walkBackoff times what
-// it took: a session that is idle costs one small read of its /proc stat
-// per tick, a busy one with a big tree at most 1/walkBackoff of a core.
+// tree only when the worker used walkCPU clock ticks of CPU since the last
+// walk (it cannot write or create files without: the kernel's time for
+// them is the worker's system time), or any CPU and walkEvery passed; and
+// no sooner after a walk than walkBackoff times what it took. A session
+// that is idle costs one small read of its /proc stat per tick, a busy one
+// with a big tree at most 1/walkBackoff of a core. 20 ms of CPU writes some
+// tens of MiB or creates some thousands of files: what a session may pass
+// its quota by. A walk after every cell that used CPU was ~15 % of the
+// host's CPU with a thousand sessions typing a cell a second.
 const (
 	diskTick    = time.Second
 	walkBackoff = 50
+	walkCPU     = 2 // clock ticks (USER_HZ 100): 20 ms
+	walkEvery   = 30 * time.Second
 )
 
 // procCPU is the CPU time process pid used so far, in clock ticks, from
@@ -75,8 +82,9 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 	if u, _, ok := walk(); ok {
 		maxBytes, maxInodes = max(maxBytes, u.Bytes), max(maxInodes, u.Inodes)
 	}
-	var lastCPU uint64
-	next := time.Now()
+	var walkedCPU uint64 // the worker's CPU at the last walk
+	walked := time.Now()
+	next := walked
 	t := time.NewTicker(diskTick)
 	defer t.Stop()
 	for {
@@ -89,11 +97,13 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 			continue
 		}
 		if cpu, err := procCPU(w.pid); err == nil {
-			if cpu == lastCPU {
+			used := cpu - walkedCPU
+			if used == 0 || used < walkCPU && time.Since(walked) < walkEvery {
 				continue
 			}
-			lastCPU = cpu
+			walkedCPU = cpu
 		}
+		walked = time.Now()
 		u, took, ok := walk()
 		if !ok {
 			continue
