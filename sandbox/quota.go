@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -35,12 +36,39 @@ const (
 	walkEvery   = 30 * time.Second
 )
 
-// procCPU is the CPU time process pid used so far, in clock ticks, from
-// /proc/<pid>/stat: one small read, cgroup or not.
-func procCPU(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// statFile reads a process's CPU time from its /proc/<pid>/stat, opened
+// once: a pread per look, not an open, a read and a close with their path
+// walk through procfs (a tenth of the host's CPU with 300 sessions typing).
+// The descriptor stays the process's: a pid reused after it ended is not
+// read.
+type statFile struct {
+	f   *os.File
+	buf []byte
+}
+
+func openStatFile(pid int) (*statFile, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
+		return nil, err
+	}
+	return &statFile{f: f, buf: make([]byte, 1024)}, nil
+}
+
+func (p *statFile) Close() error { return p.f.Close() }
+
+// cpu is the CPU time the process used so far, in clock ticks.
+func (p *statFile) cpu() (uint64, error) {
+	n, err := p.f.ReadAt(p.buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, err
+	}
+	return parseProcCPU(p.buf[:n])
+}
+
+// parseProcCPU reads utime+stime from the text of /proc/<pid>/stat.
+func parseProcCPU(b []byte) (uint64, error) {
+	if bytes.LastIndexByte(b, ')') < 0 {
+		return 0, errors.New("short /proc stat")
 	}
 	// The command name (field 2) is in parentheses and may hold spaces;
 	// utime and stime are fields 14 and 15.
@@ -82,6 +110,10 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 	if u, _, ok := walk(); ok {
 		maxBytes, maxInodes = max(maxBytes, u.Bytes), max(maxInodes, u.Inodes)
 	}
+	stat, statErr := openStatFile(w.pid)
+	if statErr == nil {
+		defer stat.Close()
+	}
 	var walkedCPU uint64 // the worker's CPU at the last walk
 	walked := time.Now()
 	next := walked
@@ -96,7 +128,9 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 		if time.Now().Before(next) {
 			continue
 		}
-		if cpu, err := procCPU(w.pid); err == nil {
+		if statErr != nil {
+			// No CPU gate: walk at the pace of walkBackoff alone.
+		} else if cpu, err := stat.cpu(); err == nil {
 			used := cpu - walkedCPU
 			if used == 0 || used < walkCPU && time.Since(walked) < walkEvery {
 				continue
