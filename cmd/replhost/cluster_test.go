@@ -243,7 +243,9 @@ func TestClusterUserRmEndsSessionsOnEveryNode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, id)); !os.IsNotExist(err) {
 		t.Errorf("the session's folder after user rm: %v; want it removed", err)
 	}
-	if ownerOf(t, etcd.Endpoints(), id) != -1 {
+	// The claim is released after the folder is gone (no other node may
+	// claim a session being removed), so it is waited for, not read once.
+	if !waitUntil(func() bool { return ownerOf(t, etcd.Endpoints(), id) == -1 }) {
 		t.Errorf("the session still has an owner in etcd after user rm")
 	}
 }
