@@ -71,7 +71,7 @@ func (m *mirror) hasMethod(t types.Type) bool {
 // session reports whether t is the session's (or an unnamed type).
 func (m *mirror) session(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return !ok || n.Obj().Pkg() == nil || n.Obj().Pkg() == m.r.ctx.chk.pkg
+	return !ok || n.Obj().Pkg() == nil || m.r.ctx.chk.local(n.Obj().Pkg())
 }
 
 // needs reports whether a value of type t at depth prints wrong as it is;

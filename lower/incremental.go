@@ -1,0 +1,300 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// The incremental check: a committed cell's package-level objects, once
+// type-checked, are kept, and a new cell is checked alone in a fresh
+// package "main" whose scope holds the committed objects it can depend on
+// (s.relevant) minus the names it redeclares. go/types takes an object that
+// already has a type as it is, and compares unexported names by package
+// path, so the earlier cells' packages (all "main") are one package to it.
+// A cell costs its own check, not that of every cell it depends on.
+//
+// Where that model could answer differently from checkFull's (the
+// reference), checkFull decides:
+//   - any error: the error and its text are the whole model's (go/types
+//     would qualify the earlier cells' types as main.T);
+//   - a method on a type of an earlier cell (go/types attaches methods only
+//     while checking the type's own declaration);
+//   - a redeclared name that an earlier declaration mentions (that
+//     declaration, and its type, would now see the new one);
+//   - a panic inside go/types.
+//
+// After a cell checkFull decided is committed, the kept objects no longer
+// describe the session (the whole model re-created them); the next check
+// first rebuilds them all from one check of every committed cell.
+
+// incremental is the state the incremental check keeps across cells.
+type incremental struct {
+	typed []cellTypes // per committed cell, in order; valid unless stale
+	stale bool
+	// mentioned: the names that a committed declaration (other than the
+	// one declaring that name) mentions; inBodies: those that only the
+	// bodies of non-generic functions mention.
+	mentioned, inBodies map[string]bool
+	// pkgs are the session's packages: one per cell checked alone, one per
+	// rebuild.
+	pkgs map[*types.Package]bool
+}
+
+// cellTypes is what a committed cell's check left: its package-level
+// objects and, if it declares generics, its types.Info (generic.go
+// instantiates generic declarations from their own cell's info).
+type cellTypes struct {
+	objs []types.Object
+	info *types.Info
+}
+
+func newIncremental() incremental {
+	return incremental{mentioned: map[string]bool{}, inBodies: map[string]bool{}, pkgs: map[*types.Package]bool{}}
+}
+
+// commit records committed cell c, checked as chk (nil: not checked).
+func (inc *incremental) commit(c *cell, chk *checked) {
+	var info *types.Info
+	if chk != nil {
+		info = chk.info
+	}
+	for _, d := range c.allDecls() {
+		inc.noteMentions(d, info)
+	}
+	t := cellTypes{}
+	if chk == nil || !chk.incremental || chk.passthrough {
+		inc.stale = true
+	} else {
+		t = typesOf(c, chk.pkg, chk.info)
+	}
+	inc.typed = append(inc.typed, t)
+}
+
+// typesOf collects the objects cell c declares in pkg.
+func typesOf(c *cell, pkg *types.Package, info *types.Info) cellTypes {
+	var t cellTypes
+	generic := false
+	for _, d := range c.allDecls() {
+		generic = generic || isGenericDecl(d) || declaresGenericType(d)
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+			continue
+		}
+		for _, n := range declNames(d) {
+			if o := pkg.Scope().Lookup(n); o != nil && o.Pkg() == pkg {
+				t.objs = append(t.objs, o)
+			}
+		}
+	}
+	if generic {
+		t.info = info
+	}
+	return t
+}
+
+func declaresGenericType(d ast.Decl) bool {
+	if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+		for _, s := range g.Specs {
+			if s.(*ast.TypeSpec).TypeParams != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noteMentions records the names declaration d of a committed cell
+// mentions, other than those each spec of it declares: with info, only
+// identifiers that resolve to a package-level, imported or predeclared
+// object (a local variable is no dependency); the bodies of non-generic
+// functions apart, in inc.inBodies.
+func (inc *incremental) noteMentions(d ast.Decl, info *types.Info) {
+	note := func(m map[string]bool, n ast.Node, own map[string]bool) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok || own[id.Name] {
+				return true
+			}
+			if info != nil {
+				if o := info.Uses[id]; o == nil || !nonLocal(o) {
+					return true
+				}
+			}
+			m[id.Name] = true
+			return true
+		})
+	}
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		own := map[string]bool{}
+		if d.Recv == nil {
+			own[d.Name.Name] = true
+		}
+		if d.Recv != nil {
+			note(inc.mentioned, d.Recv, own)
+		}
+		note(inc.mentioned, d.Type, own)
+		if isGenericDecl(d) {
+			note(inc.mentioned, d.Body, own)
+		} else if d.Body != nil {
+			note(inc.inBodies, d.Body, own)
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			own := map[string]bool{}
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				own[s.Name.Name] = true
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					own[n.Name] = true
+				}
+			}
+			note(inc.mentioned, s, own)
+		}
+	}
+}
+
+// nonLocal reports whether o is found by name outside any function: a
+// package-level, imported or predeclared object.
+func nonLocal(o types.Object) bool {
+	if _, ok := o.(*types.PkgName); ok {
+		return true
+	}
+	p := o.Parent()
+	return p == types.Universe || o.Pkg() != nil && p == o.Pkg().Scope()
+}
+
+// incrementalOK reports whether cell c may be checked alone: it declares
+// methods only on its own types and redeclares no name an earlier
+// declaration mentions. A name only earlier function bodies use matters
+// when the cell declares two variables or more: their initialisation order
+// may go through those functions.
+func (s *Session) incrementalOK(c *cell, own map[string]bool) bool {
+	types := map[string]bool{}
+	for _, d := range c.decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, sp := range g.Specs {
+				types[sp.(*ast.TypeSpec).Name.Name] = true
+			}
+		}
+	}
+	for _, d := range c.decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && !types[recvBase(fd)] {
+			return false
+		}
+	}
+	vars := 0
+	for _, d := range c.allDecls() {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			for _, sp := range g.Specs {
+				vars += len(sp.(*ast.ValueSpec).Names)
+			}
+		}
+	}
+	for n := range own {
+		if s.inc.mentioned[n] || vars > 1 && s.inc.inBodies[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkIncremental checks cell c alone against the committed cells'
+// objects; nil when checkFull must decide.
+func (s *Session) checkIncremental(c *cell) (chk *checked) {
+	if s.inc.stale && !s.rebuild() {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, d := range c.allDecls() {
+		for _, n := range declNames(d) {
+			own[n] = true
+		}
+	}
+	if !s.incrementalOK(c, own) {
+		return nil
+	}
+	rel := s.relevant(c)
+	pkg := types.NewPackage("main", "main")
+	scope := pkg.Scope()
+	for _, x := range rel {
+		for _, o := range s.inc.typed[x.index].objs {
+			if !own[o.Name()] && s.index.owner[o.Name()] == x.index {
+				scope.Insert(o)
+			}
+		}
+	}
+	info := newInfo()
+	failed := false
+	conf := types.Config{
+		Importer:  s.src,
+		GoVersion: "go1.26",
+		Error: func(err error) {
+			if e, ok := err.(types.Error); !ok || !c.contains(e.Pos) || !ignorable(c, e) {
+				failed = true
+			}
+		},
+	}
+	defer func() {
+		if recover() != nil {
+			chk = nil // go/types met a case it does not expect: checkFull decides
+		}
+	}()
+	files := s.modelFiles([]*cell{c}, c, false)
+	_ = types.NewChecker(&conf, s.fset, pkg, info).Files(files) // errors: through conf.Error
+	if failed {
+		return nil
+	}
+	s.inc.pkgs[pkg] = true
+	return &checked{cur: c, cells: append(rel, c), pkg: pkg, info: info, sessionFmt: s.index.fmtMethods,
+		incremental: true, pkgs: s.inc.pkgs, typed: s.inc.typed}
+}
+
+// rebuild re-creates the objects of every committed cell from one check of
+// them all (errors in committed cells do not count, as in checkFull).
+func (s *Session) rebuild() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	files := s.modelFiles(s.cells, nil, true)
+	info := newInfo()
+	conf := types.Config{Importer: s.src, GoVersion: "go1.26", Error: func(error) {}}
+	pkg, _ := conf.Check("main", s.fset, files, info)
+	for i, x := range s.cells {
+		s.inc.typed[i] = typesOf(x, pkg, info)
+	}
+	s.inc.pkgs[pkg] = true
+	s.inc.stale = false
+	return true
+}
+
+// withoutBody returns d without its body when it is a non-generic function.
+func withoutBody(d ast.Decl) ast.Decl {
+	fd, ok := d.(*ast.FuncDecl)
+	if !ok || fd.Body == nil || isGenericDecl(fd) {
+		return d
+	}
+	cp := *fd
+	cp.Body = nil
+	return &cp
+}
+
+// local reports whether p is the session's package: the current cell's or
+// an earlier cell's (the incremental check's objects keep the package of
+// the check that made them).
+func (c *checked) local(p *types.Package) bool {
+	return p != nil && (p == c.pkg || c.pkgs[p])
+}
+
+// infoOf returns the types.Info that describes cell x of c.cells.
+func (c *checked) infoOf(x *cell) *types.Info {
+	if c.incremental && x != c.cur && x.index < len(c.typed) {
+		if info := c.typed[x.index].info; info != nil {
+			return info
+		}
+	}
+	return c.info
+}
