@@ -207,7 +207,7 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 // of interface type t may hold and that need rebuilding.
 func (m *mirror) candidates(t types.Type, depth int, bare bool) []types.Type {
 	iface, _ := t.Underlying().(*types.Interface)
-	scope := m.r.ctx.chk.pkg.Scope()
+	scope := m.r.ctx.chk.scope()
 	var out []types.Type
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)

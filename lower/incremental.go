@@ -8,11 +8,14 @@ import (
 
 // The incremental check: a committed cell's package-level objects, once
 // type-checked, are kept, and a new cell is checked alone in a fresh
-// package "main" whose scope holds the committed objects it can depend on
-// (s.relevant) minus the names it redeclares. go/types takes an object that
+// package "main" whose scope holds the committed objects of the names it
+// mentions, minus those it redeclares. go/types takes an object that
 // already has a type as it is, and compares unexported names by package
 // path, so the earlier cells' packages (all "main") are one package to it.
-// A cell costs its own check, not that of every cell it depends on.
+// A cell costs its own check, not that of every cell it depends on. The
+// lowering sees the same scope and cells as with checkFull: the rest of
+// the cells the cell depends on (s.relevant) are added when it asks for
+// them (allCells, scope), which only a few rewrites do.
 //
 // Where that model could answer differently from checkFull's (the
 // reference), checkFull decides:
@@ -30,8 +33,9 @@ import (
 
 // incremental is the state the incremental check keeps across cells.
 type incremental struct {
-	typed []cellTypes // per committed cell, in order; valid unless stale
-	stale bool
+	typed  []cellTypes             // per committed cell, in order; valid unless stale
+	byName map[string]types.Object // name → the object of its last declaration
+	stale  bool
 	// mentioned: the names that a committed declaration (other than the
 	// one declaring that name) mentions; inBodies: those that only the
 	// bodies of non-generic functions mention.
@@ -39,6 +43,8 @@ type incremental struct {
 	// pkgs are the session's packages: one per cell checked alone, one per
 	// rebuild.
 	pkgs map[*types.Package]bool
+	// checks and alone count the checks and those done incrementally.
+	checks, alone int
 }
 
 // cellTypes is what a committed cell's check left: its package-level
@@ -50,7 +56,7 @@ type cellTypes struct {
 }
 
 func newIncremental() incremental {
-	return incremental{mentioned: map[string]bool{}, inBodies: map[string]bool{}, pkgs: map[*types.Package]bool{}}
+	return incremental{byName: map[string]types.Object{}, mentioned: map[string]bool{}, inBodies: map[string]bool{}, pkgs: map[*types.Package]bool{}}
 }
 
 // commit records committed cell c, checked as chk (nil: not checked).
@@ -66,13 +72,17 @@ func (inc *incremental) commit(c *cell, chk *checked) {
 	if chk == nil || !chk.incremental || chk.passthrough {
 		inc.stale = true
 	} else {
-		t = typesOf(c, chk.pkg, chk.info)
+		t = typesOf(c, chk.pkg, chk.info, nil)
+		for _, o := range t.objs {
+			inc.byName[o.Name()] = o
+		}
 	}
 	inc.typed = append(inc.typed, t)
 }
 
-// typesOf collects the objects cell c declares in pkg.
-func typesOf(c *cell, pkg *types.Package, info *types.Info) cellTypes {
+// typesOf collects the objects cell c declares in pkg (only the names
+// owned says it still owns, if not nil).
+func typesOf(c *cell, pkg *types.Package, info *types.Info, owned func(string) bool) cellTypes {
 	var t cellTypes
 	generic := false
 	for _, d := range c.allDecls() {
@@ -81,6 +91,9 @@ func typesOf(c *cell, pkg *types.Package, info *types.Info) cellTypes {
 			continue
 		}
 		for _, n := range declNames(d) {
+			if owned != nil && !owned(n) {
+				continue
+			}
 			if o := pkg.Scope().Lookup(n); o != nil && o.Pkg() == pkg {
 				t.objs = append(t.objs, o)
 			}
@@ -215,14 +228,11 @@ func (s *Session) checkIncremental(c *cell) (chk *checked) {
 	if !s.incrementalOK(c, own) {
 		return nil
 	}
-	rel := s.relevant(c)
 	pkg := types.NewPackage("main", "main")
 	scope := pkg.Scope()
-	for _, x := range rel {
-		for _, o := range s.inc.typed[x.index].objs {
-			if !own[o.Name()] && s.index.owner[o.Name()] == x.index {
-				scope.Insert(o)
-			}
+	for n := range c.mentioned(true) {
+		if o := s.inc.byName[n]; o != nil && !own[n] {
+			scope.Insert(o)
 		}
 	}
 	info := newInfo()
@@ -247,8 +257,21 @@ func (s *Session) checkIncremental(c *cell) (chk *checked) {
 		return nil
 	}
 	s.inc.pkgs[pkg] = true
-	return &checked{cur: c, cells: append(rel, c), pkg: pkg, info: info, sessionFmt: s.index.fmtMethods,
+	s.inc.alone++
+	chk = &checked{cur: c, pkg: pkg, info: info, sessionFmt: s.index.fmtMethods,
 		incremental: true, pkgs: s.inc.pkgs, typed: s.inc.typed}
+	chk.complete = func() {
+		rel := s.relevant(c)
+		for _, x := range rel {
+			for _, o := range s.inc.typed[x.index].objs {
+				if !own[o.Name()] && s.index.owner[o.Name()] == x.index && scope.Lookup(o.Name()) == nil {
+					scope.Insert(o)
+				}
+			}
+		}
+		chk.cells = append(rel, c)
+	}
+	return chk
 }
 
 // rebuild re-creates the objects of every committed cell from one check of
@@ -263,8 +286,12 @@ func (s *Session) rebuild() (ok bool) {
 	info := newInfo()
 	conf := types.Config{Importer: s.src, GoVersion: "go1.26", Error: func(error) {}}
 	pkg, _ := conf.Check("main", s.fset, files, info)
+	clear(s.inc.byName)
 	for i, x := range s.cells {
-		s.inc.typed[i] = typesOf(x, pkg, info)
+		s.inc.typed[i] = typesOf(x, pkg, info, func(n string) bool { return s.index.owner[n] == i })
+		for _, o := range s.inc.typed[i].objs {
+			s.inc.byName[o.Name()] = o
+		}
 	}
 	s.inc.pkgs[pkg] = true
 	s.inc.stale = false
@@ -287,6 +314,23 @@ func withoutBody(d ast.Decl) ast.Decl {
 // the check that made them).
 func (c *checked) local(p *types.Package) bool {
 	return p != nil && (p == c.pkg || c.pkgs[p])
+}
+
+// allCells returns the cells the lowering may look into: those the
+// current cell can depend on, and itself last.
+func (c *checked) allCells() []*cell {
+	if c.complete != nil {
+		c.complete()
+		c.complete = nil
+	}
+	return c.cells
+}
+
+// scope returns the package scope of the check, with every name of the
+// cells the current one can depend on.
+func (c *checked) scope() *types.Scope {
+	c.allCells()
+	return c.pkg.Scope()
 }
 
 // infoOf returns the types.Info that describes cell x of c.cells.

@@ -148,7 +148,7 @@ func (s *Session) LowerMap(cellSrc string) (out string, m *SourceMap, err error)
 // checked is the result of type-checking the session plus one cell.
 type checked struct {
 	cur         *cell
-	cells       []*cell // all cells, the current one last
+	cells       []*cell // the cells checked, the current one last (allCells)
 	pkg         *types.Package
 	info        *types.Info
 	passthrough bool
@@ -160,12 +160,14 @@ type checked struct {
 	incremental bool
 	pkgs        map[*types.Package]bool
 	typed       []cellTypes
+	complete    func() // incremental: fills cells and the scope (allCells)
 }
 
 // check type-checks the current cell in the session's context: against the
 // committed cells' objects where that gives the same answer, else (and for
 // every error) the whole model of checkFull.
 func (s *Session) check(c *cell) (*checked, error) {
+	s.inc.checks++
 	if !s.fullOnly {
 		if chk := s.checkIncremental(c); chk != nil {
 			return chk, nil
