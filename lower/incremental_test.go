@@ -86,25 +86,25 @@ func TestIncrementalMatchesWholeModel(t *testing.T) {
 // with the whole model.
 func TestIncrementalSessions(t *testing.T) {
 	sessions := map[string][]string{
-		"redefine-var": {"x := 1", "y := x + 1", "x := \"s\"", "x + \"t\"", "y + 1", "var z = y"},
-		"redefine-func-used-in-body": {"func f() int { return 1 }", "func g() int { return f() }", "func f() string { return \"a\" }", "g() + 1", "f() + \"b\""},
-		"redefine-func-in-signature-var": {"func f() int { return 1 }", "v := f()", "func f() string { return \"a\" }", "v + 1", "w := f()\nw + \"x\""},
-		"redefine-type-with-dependents": {"type T struct{ A int }", "func mk() T { return T{1} }", "var t0 T", "type T struct{ B string }", "mk().A", "mk().B", "t0.A", "T{B: \"x\"}.B"},
-		"redefine-type-in-same-cell-as-use": {"type T int", "func f() T { return 1 }", "type T string\nvar s T = f()", "type T string\nx := f() + 1"},
-		"methods-added-later": {"type T struct{ n int }", "func (t T) Get() int { return t.n }", "T{1}.Get()", "func (t *T) Set(n int) { t.n = n }", "var t T\nt.Set(3)\nt.Get()", "type G interface{ Get() int; Set(int) }", "var g G = &T{}\n_ = g"},
+		"redefine-var":                          {"x := 1", "y := x + 1", "x := \"s\"", "x + \"t\"", "y + 1", "var z = y"},
+		"redefine-func-used-in-body":            {"func f() int { return 1 }", "func g() int { return f() }", "func f() string { return \"a\" }", "g() + 1", "f() + \"b\""},
+		"redefine-func-in-signature-var":        {"func f() int { return 1 }", "v := f()", "func f() string { return \"a\" }", "v + 1", "w := f()\nw + \"x\""},
+		"redefine-type-with-dependents":         {"type T struct{ A int }", "func mk() T { return T{1} }", "var t0 T", "type T struct{ B string }", "mk().A", "mk().B", "t0.A", "T{B: \"x\"}.B"},
+		"redefine-type-in-same-cell-as-use":     {"type T int", "func f() T { return 1 }", "type T string\nvar s T = f()", "type T string\nx := f() + 1"},
+		"methods-added-later":                   {"type T struct{ n int }", "func (t T) Get() int { return t.n }", "T{1}.Get()", "func (t *T) Set(n int) { t.n = n }", "var t T\nt.Set(3)\nt.Get()", "type G interface{ Get() int; Set(int) }", "var g G = &T{}\n_ = g"},
 		"method-on-earlier-type-used-same-cell": {"type T int", "func (t T) Twice() T { return t * 2 }\nT(2).Twice()", "T(3).Twice()"},
-		"stringer-later":      {"import \"fmt\"", "type C int", "func (c C) String() string { return \"c\" }", "fmt.Println([]C{1, 2})", "x := []C{3}\nx", "type Box struct{ c C }", "fmt.Println(Box{1})", "var i fmt.Stringer = C(1)\nfmt.Println([]any{i})"},
-		"generics-across-cells": {"func Map[T, U any](s []T, f func(T) U) []U { var r []U; for _, v := range s { r = append(r, f(v)) }; return r }", "type Pair[K comparable, V any] struct{ K K; V V }", "func (p Pair[K, V]) Swap() Pair[V, K] { return Pair[V, K]{p.V, p.K} }", "import \"fmt\"", "fmt.Println(Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) }))", "p := Pair[string, int]{\"a\", 1}\np.Swap()", "type W struct{ *Pair[int, int] }", "w := W{&Pair[int, int]{1, 2}}\nw.Pair.Swap()", "func Sum[N int | float64](xs ...N) N { var s N; for _, x := range xs { s += x }; return s }\nSum(1, 2)", "Sum(1.5, 2)"},
-		"generic-uses-redefined": {"k := 2", "func Scale[T ~int](x T) T { return x * T(k) }", "Scale(3)", "k := 5", "Scale(4)"},
-		"imports-per-cell": {"import \"strings\"", "s := strings.ToUpper(\"a\")", "import str \"strings\"", "str.ToLower(s)", "import \"fmt\"\nfmt.Println(strings.Repeat(s, 2))", "import \"slices\"", "slices.Sorted(slices.Values([]int{3, 1}))", "import \"not/a/package\"", "fmt.Println(1)"},
-		"unexported-fields": {"type p struct{ a, b int }", "func (x p) sum() int { return x.a + x.b }", "v := p{1, 2}", "v.a + v.sum()", "q := p{a: 1}\nq.b"},
-		"errors":              {"x := 1", "x + \"s\"", "undefined1", "type T struct{ A int }", "T{B: 1}", "var t T = 3", "x", "func f() { y := 1 }"},
-		"universe-shadowed":   {"func n(s []int) int { return len(s) }", "func len(x []int) string { return \"mine\" }", "n(nil)", "len([]int{1}) + \"!\""},
-		"init-order":          {"x := 1", "func get() int { return x }", "a, b := get(), 2", "var y = z + 1\nvar z = get()\nx := 10", "y"},
-		"interfaces":          {"type Shape interface{ Area() float64 }", "type Sq struct{ s float64 }", "func (q Sq) Area() float64 { return q.s * q.s }", "var sh Shape = Sq{2}", "sh.Area()", "import \"fmt\"", "fmt.Println(sh)", "shapes := []Shape{Sq{1}, Sq{3}}\nfor _, x := range shapes { fmt.Println(x.Area()) }"},
-		"loops-and-closures":  {"fs := []func() int{}", "for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }", "for i := range 3 { _ = i }", "for _, f := range fs { println(f()) }"},
-		"type-alias-and-const": {"const N = 3", "type A [N]int", "var a A", "len(a)", "const N = 4", "type B = A", "var b B\nlen(b)"},
-		"reset-like-redeclare-all": {"type T int", "func (T) M() {}", "type T struct{}", "func (T) N() {}", "T{}.N()", "T{}.M()"},
+		"stringer-later":                        {"import \"fmt\"", "type C int", "func (c C) String() string { return \"c\" }", "fmt.Println([]C{1, 2})", "x := []C{3}\nx", "type Box struct{ c C }", "fmt.Println(Box{1})", "var i fmt.Stringer = C(1)\nfmt.Println([]any{i})"},
+		"generics-across-cells":                 {"func Map[T, U any](s []T, f func(T) U) []U { var r []U; for _, v := range s { r = append(r, f(v)) }; return r }", "type Pair[K comparable, V any] struct{ K K; V V }", "func (p Pair[K, V]) Swap() Pair[V, K] { return Pair[V, K]{p.V, p.K} }", "import \"fmt\"", "fmt.Println(Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) }))", "p := Pair[string, int]{\"a\", 1}\np.Swap()", "type W struct{ *Pair[int, int] }", "w := W{&Pair[int, int]{1, 2}}\nw.Pair.Swap()", "func Sum[N int | float64](xs ...N) N { var s N; for _, x := range xs { s += x }; return s }\nSum(1, 2)", "Sum(1.5, 2)"},
+		"generic-uses-redefined":                {"k := 2", "func Scale[T ~int](x T) T { return x * T(k) }", "Scale(3)", "k := 5", "Scale(4)"},
+		"imports-per-cell":                      {"import \"strings\"", "s := strings.ToUpper(\"a\")", "import str \"strings\"", "str.ToLower(s)", "import \"fmt\"\nfmt.Println(strings.Repeat(s, 2))", "import \"slices\"", "slices.Sorted(slices.Values([]int{3, 1}))", "import \"not/a/package\"", "fmt.Println(1)"},
+		"unexported-fields":                     {"type p struct{ a, b int }", "func (x p) sum() int { return x.a + x.b }", "v := p{1, 2}", "v.a + v.sum()", "q := p{a: 1}\nq.b"},
+		"errors":                                {"x := 1", "x + \"s\"", "undefined1", "type T struct{ A int }", "T{B: 1}", "var t T = 3", "x", "func f() { y := 1 }"},
+		"universe-shadowed":                     {"func n(s []int) int { return len(s) }", "func len(x []int) string { return \"mine\" }", "n(nil)", "len([]int{1}) + \"!\""},
+		"init-order":                            {"x := 1", "func get() int { return x }", "a, b := get(), 2", "var y = z + 1\nvar z = get()\nx := 10", "y"},
+		"interfaces":                            {"type Shape interface{ Area() float64 }", "type Sq struct{ s float64 }", "func (q Sq) Area() float64 { return q.s * q.s }", "var sh Shape = Sq{2}", "sh.Area()", "import \"fmt\"", "fmt.Println(sh)", "shapes := []Shape{Sq{1}, Sq{3}}\nfor _, x := range shapes { fmt.Println(x.Area()) }"},
+		"loops-and-closures":                    {"fs := []func() int{}", "for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }", "for i := range 3 { _ = i }", "for _, f := range fs { println(f()) }"},
+		"type-alias-and-const":                  {"const N = 3", "type A [N]int", "var a A", "len(a)", "const N = 4", "type B = A", "var b B\nlen(b)"},
+		"reset-like-redeclare-all":              {"type T int", "func (T) M() {}", "type T struct{}", "func (T) N() {}", "T{}.N()", "T{}.M()"},
 	}
 	for name, cells := range sessions {
 		t.Run(name, func(t *testing.T) {
@@ -139,10 +139,10 @@ func TestIncrementalChecksAlone(t *testing.T) {
 	run("fmt.Println(f().M())", true)
 	run("func (t T) N() int { return 2 }", false) // a method on an earlier cell's type
 	run("f().N()", true)                          // after a rebuild
-	run("func f() T { return T{2} }", true) // f is mentioned only by statements
+	run("func f() T { return T{2} }", true)       // f is mentioned only by statements
 	run("x := f()", true)
 	run("func g() T { return f() }", true)
 	run("type T struct{ B string }", false) // f's and g's signatures mention T
-	run("y := x.B", true) // after a rebuild; x now has the new T, as in the whole model
+	run("y := x.B", true)                   // after a rebuild; x now has the new T, as in the whole model
 	run("func f() int { return 3 }", false) // x's type came from f
 }
