@@ -27,15 +27,17 @@ import (
 //     declaration, and its type, would now see the new one);
 //   - a panic inside go/types.
 //
-// After a cell checkFull decided is committed, the kept objects no longer
-// describe the session (the whole model re-created them); the next check
-// first rebuilds them all from one check of every committed cell.
+// A committed cell that was not checked alone (checkFull decided, or it was
+// not lowered at all) is checked alone before the next cell; if it cannot
+// be, the kept objects no longer describe the session, and are rebuilt
+// from one check of every committed cell.
 
 // incremental is the state the incremental check keeps across cells.
 type incremental struct {
-	typed  []cellTypes             // per committed cell, in order; valid unless stale
-	byName map[string]types.Object // name → the object of its last declaration
-	stale  bool
+	typed   []cellTypes             // per committed cell, in order; valid unless stale
+	byName  map[string]types.Object // name → the object of its last declaration
+	pending []*cell                 // committed cells not yet checked alone
+	stale   bool                    // typed and byName need a rebuild
 	// mentioned: the names that a committed declaration (other than the
 	// one declaring that name) mentions; inBodies: those that only the
 	// bodies of non-generic functions mention.
@@ -43,8 +45,9 @@ type incremental struct {
 	// pkgs are the session's packages: one per cell checked alone, one per
 	// rebuild.
 	pkgs map[*types.Package]bool
-	// checks and alone count the checks and those done incrementally.
-	checks, alone int
+	// checks and alone count the checks and those done incrementally;
+	// rebuilds the rebuilds.
+	checks, alone, rebuilds int
 }
 
 // cellTypes is what a committed cell's check left: its package-level
@@ -60,25 +63,55 @@ func newIncremental() incremental {
 }
 
 // commit records committed cell c, checked as chk (nil: not checked).
+// A cell not checked alone waits in pending: the next check checks it
+// alone first (the interpreter runs many cells the front end does not
+// lower, and checking them only when a lowered cell comes costs them
+// nothing before).
 func (inc *incremental) commit(c *cell, chk *checked) {
-	var info *types.Info
-	if chk != nil {
-		info = chk.info
-	}
-	for _, d := range c.allDecls() {
-		inc.noteMentions(d, info)
-	}
-	t := cellTypes{}
 	if chk == nil || !chk.incremental || chk.passthrough {
-		inc.stale = true
-	} else {
-		t = typesOf(c, chk.pkg, chk.info, nil)
-		for _, o := range t.objs {
-			inc.byName[o.Name()] = o
-		}
+		inc.pending = append(inc.pending, c)
+		inc.typed = append(inc.typed, cellTypes{})
+		return
 	}
-	inc.typed = append(inc.typed, t)
+	inc.typed = append(inc.typed, cellTypes{})
+	inc.record(c, chk)
 }
+
+// record keeps what the check chk of cell c (alone) made.
+func (inc *incremental) record(c *cell, chk *checked) {
+	for _, d := range c.allDecls() {
+		inc.noteMentions(d, chk.info)
+	}
+	t := typesOf(c, chk.pkg, chk.info, nil)
+	for _, o := range t.objs {
+		inc.byName[o.Name()] = o
+	}
+	inc.typed[c.index] = t
+}
+
+// catchUp checks the pending cells alone, in order; when one cannot be,
+// it rebuilds every cell's objects instead. Many pending cells (a session
+// restored from its journal before :type) are one rebuild: cheaper than as
+// many checks.
+func (s *Session) catchUp() bool {
+	if len(s.inc.pending) > maxPending {
+		s.inc.stale = true
+	}
+	for len(s.inc.pending) > 0 && !s.inc.stale {
+		p := s.inc.pending[0]
+		chk := s.checkAlone(p)
+		if chk == nil {
+			s.inc.stale = true
+			break
+		}
+		s.inc.record(p, chk)
+		s.inc.pending = s.inc.pending[1:]
+	}
+	return !s.inc.stale || s.rebuild()
+}
+
+// maxPending is the number of pending cells above which catchUp rebuilds.
+const maxPending = 64
 
 // typesOf collects the objects cell c declares in pkg (only the names
 // owned says it still owns, if not nil).
@@ -215,10 +248,20 @@ func (s *Session) incrementalOK(c *cell, own map[string]bool) bool {
 
 // checkIncremental checks cell c alone against the committed cells'
 // objects; nil when checkFull must decide.
-func (s *Session) checkIncremental(c *cell) (chk *checked) {
-	if s.inc.stale && !s.rebuild() {
+func (s *Session) checkIncremental(c *cell) *checked {
+	if !s.catchUp() {
 		return nil
 	}
+	chk := s.checkAlone(c)
+	if chk != nil {
+		s.inc.alone++
+	}
+	return chk
+}
+
+// checkAlone checks cell c (the current one, or the first pending one)
+// against the objects of the cells before it.
+func (s *Session) checkAlone(c *cell) (chk *checked) {
 	own := map[string]bool{}
 	for _, d := range c.allDecls() {
 		for _, n := range declNames(d) {
@@ -257,7 +300,6 @@ func (s *Session) checkIncremental(c *cell) (chk *checked) {
 		return nil
 	}
 	s.inc.pkgs[pkg] = true
-	s.inc.alone++
 	chk = &checked{cur: c, pkg: pkg, info: info, sessionFmt: s.index.fmtMethods,
 		incremental: true, pkgs: s.inc.pkgs, typed: s.inc.typed}
 	chk.complete = func() {
@@ -282,10 +324,17 @@ func (s *Session) rebuild() (ok bool) {
 			ok = false
 		}
 	}()
+	s.inc.rebuilds++
 	files := s.modelFiles(s.cells, nil, true)
 	info := newInfo()
 	conf := types.Config{Importer: s.src, GoVersion: "go1.26", Error: func(error) {}}
 	pkg, _ := conf.Check("main", s.fset, files, info)
+	for _, p := range s.inc.pending {
+		for _, d := range p.allDecls() {
+			s.inc.noteMentions(d, nil) // syntactic: info has no function bodies
+		}
+	}
+	s.inc.pending = nil
 	clear(s.inc.byName)
 	for i, x := range s.cells {
 		s.inc.typed[i] = typesOf(x, pkg, info, func(n string) bool { return s.index.owner[n] == i })

@@ -43,6 +43,13 @@ func (tw *twin) cell(name, src string) string {
 	return fmt.Sprint(aerr)
 }
 
+// commitOnly commits src in both sessions without lowering it, as the
+// sandbox does with a cell the front end has nothing to do for.
+func (tw *twin) commitOnly(src string) {
+	tw.inc.Commit(src)
+	tw.whole.Commit(src)
+}
+
 func (tw *twin) typeOf(name, expr string) {
 	tw.t.Helper()
 	a, aerr := tw.inc.TypeOf(expr)
@@ -65,12 +72,19 @@ func TestIncrementalMatchesWholeModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tw := newTwin(t)
-		for _, c := range Split(string(src)) {
-			tw.cell(filepath.Base(f), c)
+		// Every cell lowered; then every other one only committed.
+		for _, skip := range []bool{false, true} {
+			tw := newTwin(t)
+			for i, c := range Split(string(src)) {
+				if skip && i%2 == 1 {
+					tw.commitOnly(c)
+					continue
+				}
+				tw.cell(filepath.Base(f), c)
+			}
+			alone += tw.inc.inc.alone
+			checks += tw.inc.inc.checks
 		}
-		alone += tw.inc.inc.alone
-		checks += tw.inc.inc.checks
 	}
 	// The comparison is worth something only if most cells took the
 	// incremental path; a regression that sends every cell to the whole
@@ -116,6 +130,19 @@ func TestIncrementalSessions(t *testing.T) {
 				tw.typeOf(name, e)
 			}
 		})
+		t.Run(name+"-unlowered", func(t *testing.T) {
+			tw := newTwin(t)
+			for i, c := range cells {
+				if i%2 == 0 {
+					tw.commitOnly(c)
+					continue
+				}
+				tw.cell(name, c)
+			}
+			for _, e := range []string{"x", "T{}", "Map[int, int]", "p", "sh", "fs", "a"} {
+				tw.typeOf(name, e)
+			}
+		})
 	}
 }
 
@@ -145,4 +172,32 @@ func TestIncrementalChecksAlone(t *testing.T) {
 	run("type T struct{ B string }", false) // f's and g's signatures mention T
 	run("y := x.B", true)                   // after a rebuild; x now has the new T, as in the whole model
 	run("func f() int { return 3 }", false) // x's type came from f
+}
+
+// TestIncrementalCatchesUp: cells committed without lowering are checked
+// alone before the next lowered cell, without a rebuild; too many of them
+// are one rebuild.
+func TestIncrementalCatchesUp(t *testing.T) {
+	s := NewSession(Options{})
+	for i := range 10 {
+		s.Commit(fmt.Sprintf("type T%d struct{ A int }\nfunc (t T%d) M() int { return t.A }\nx%d := T%d{%d}.M()", i, i, i, i, i))
+	}
+	if _, err := s.Lower("for i := range x9 { _ = T9{i} }"); err != nil {
+		t.Fatal(err)
+	}
+	if s.inc.alone != 1 || s.inc.rebuilds != 0 || len(s.inc.pending) != 0 {
+		t.Fatalf("alone %d, rebuilds %d, pending %d; want 1, 0, 0", s.inc.alone, s.inc.rebuilds, len(s.inc.pending))
+	}
+	for i := range maxPending + 1 {
+		s.Commit(fmt.Sprintf("y%d := x9 + %d", i, i))
+	}
+	if _, err := s.Lower("for i := range y3 { _ = T9{i} }"); err != nil {
+		t.Fatal(err)
+	}
+	if s.inc.alone != 2 || s.inc.rebuilds != 1 {
+		t.Fatalf("alone %d, rebuilds %d; want 2, 1", s.inc.alone, s.inc.rebuilds)
+	}
+	if _, err := s.Lower("y3 + \"s\""); err == nil {
+		t.Fatal("no error for int + string after a rebuild")
+	}
 }
