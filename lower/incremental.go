@@ -42,8 +42,8 @@ type incremental struct {
 	// one declaring that name) mentions; inBodies: those that only the
 	// bodies of non-generic functions mention.
 	mentioned, inBodies map[string]bool
-	// pkgs are the session's packages: one per cell checked alone, one per
-	// rebuild.
+	// pkgs are the packages of the kept objects: one per committed cell
+	// checked alone since the last rebuild, and the rebuild's.
 	pkgs map[*types.Package]bool
 	// checks and alone count the checks and those done incrementally;
 	// rebuilds the rebuilds.
@@ -87,6 +87,7 @@ func (inc *incremental) record(c *cell, chk *checked) {
 		inc.byName[o.Name()] = o
 	}
 	inc.typed[c.index] = t
+	inc.pkgs[chk.pkg] = true
 }
 
 // catchUp checks the pending cells alone, in order; when one cannot be,
@@ -299,7 +300,6 @@ func (s *Session) checkAlone(c *cell) (chk *checked) {
 	if failed {
 		return nil
 	}
-	s.inc.pkgs[pkg] = true
 	chk = &checked{cur: c, pkg: pkg, info: info, sessionFmt: s.index.fmtMethods,
 		incremental: true, pkgs: s.inc.pkgs, typed: s.inc.typed}
 	chk.complete = func() {
@@ -342,6 +342,7 @@ func (s *Session) rebuild() (ok bool) {
 			s.inc.byName[o.Name()] = o
 		}
 	}
+	clear(s.inc.pkgs) // no kept object is of an earlier package any more
 	s.inc.pkgs[pkg] = true
 	s.inc.stale = false
 	return true
