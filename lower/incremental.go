@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 )
 
 // The incremental check: a committed cell's package-level objects, once
@@ -37,7 +38,10 @@ type incremental struct {
 	typed   []cellTypes             // per committed cell, in order; valid unless stale
 	byName  map[string]types.Object // name → the object of its last declaration
 	pending []*cell                 // committed cells not yet checked alone
-	stale   bool                    // typed and byName need a rebuild
+	// srcStamps are the stamps of the uploaded packages the kept objects
+	// were checked with (srcChanged).
+	srcStamps map[string]string
+	stale     bool // typed and byName need a rebuild
 	// mentioned: the names that a committed declaration (other than the
 	// one declaring that name) mentions; inBodies: those that only the
 	// bodies of non-generic functions mention.
@@ -59,7 +63,7 @@ type cellTypes struct {
 }
 
 func newIncremental() incremental {
-	return incremental{byName: map[string]types.Object{}, mentioned: map[string]bool{}, inBodies: map[string]bool{}, pkgs: map[*types.Package]bool{}}
+	return incremental{byName: map[string]types.Object{}, srcStamps: map[string]string{}, mentioned: map[string]bool{}, inBodies: map[string]bool{}, pkgs: map[*types.Package]bool{}}
 }
 
 // commit records committed cell c, checked as chk (nil: not checked).
@@ -95,7 +99,7 @@ func (inc *incremental) record(c *cell, chk *checked) {
 // restored from its journal before :type) are one rebuild: cheaper than as
 // many checks.
 func (s *Session) catchUp() bool {
-	if len(s.inc.pending) > maxPending {
+	if len(s.inc.pending) > maxPending || s.srcChanged() {
 		s.inc.stale = true
 	}
 	for len(s.inc.pending) > 0 && !s.inc.stale {
@@ -109,6 +113,27 @@ func (s *Session) catchUp() bool {
 		s.inc.pending = s.inc.pending[1:]
 	}
 	return !s.inc.stale || s.rebuild()
+}
+
+// srcChanged reports whether an uploaded package the session imported
+// has changed on disk since: the kept objects refer to its old types, and
+// the whole model would see the new ones in every cell, so they are
+// rebuilt. (A stat of each such package per check; none without uploads.)
+func (s *Session) srcChanged() bool {
+	if len(s.src.cache) == 0 {
+		return false
+	}
+	changed := false
+	for path, c := range s.src.cache {
+		old, seen := s.inc.srcStamps[path]
+		if !seen {
+			s.inc.srcStamps[path] = c.stamp
+			continue
+		}
+		_, now := goFiles(filepath.Join(s.opts.Classes, "src", filepath.FromSlash(path)))
+		changed = changed || now != old
+	}
+	return changed
 }
 
 // maxPending is the number of pending cells above which catchUp rebuilds.
@@ -341,6 +366,10 @@ func (s *Session) rebuild() (ok bool) {
 		for _, o := range s.inc.typed[i].objs {
 			s.inc.byName[o.Name()] = o
 		}
+	}
+	clear(s.inc.srcStamps)
+	for path := range s.src.cache {
+		_, s.inc.srcStamps[path] = goFiles(filepath.Join(s.opts.Classes, "src", filepath.FromSlash(path)))
 	}
 	clear(s.inc.pkgs) // no kept object is of an earlier package any more
 	s.inc.pkgs[pkg] = true

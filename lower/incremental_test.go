@@ -15,10 +15,12 @@ type twin struct {
 	inc, whole *Session
 }
 
-func newTwin(t *testing.T) *twin {
-	whole := NewSession(Options{})
+func newTwin(t *testing.T) *twin { return newTwinOpts(t, Options{}) }
+
+func newTwinOpts(t *testing.T, opts Options) *twin {
+	whole := NewSession(opts)
 	whole.fullOnly = true
-	return &twin{t: t, inc: NewSession(Options{}), whole: whole}
+	return &twin{t: t, inc: NewSession(opts), whole: whole}
 }
 
 // cell lowers src in both sessions, compares, and commits it when it
@@ -199,5 +201,40 @@ func TestIncrementalCatchesUp(t *testing.T) {
 	}
 	if _, err := s.Lower("y3 + \"s\""); err == nil {
 		t.Fatal("no error for int + string after a rebuild")
+	}
+}
+
+// TestIncrementalUploadChanged: a re-uploaded package replaces the old one
+// for every cell, as in the whole model, though the cells that used it
+// were checked against its old types.
+func TestIncrementalUploadChanged(t *testing.T) {
+	classes := t.TempDir()
+	dir := filepath.Join(classes, "src", "geo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "geo.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package geo\n\ntype Pt struct{ X, Y int }\n")
+	tw := newTwinOpts(t, Options{Classes: classes})
+	tw.cell("upload", "import \"geo\"")
+	tw.cell("upload", "var p geo.Pt")
+	tw.cell("upload", "p.X + 1")
+	write("package geo\n\ntype Pt struct{ Lat, Lon float64 }\n\n// a longer file: another size\n")
+	if got := tw.cell("upload", "p.X + 1"); got == "<nil>" {
+		t.Fatal("p.X accepted after geo.Pt lost X")
+	}
+	tw.cell("upload", "p.Lat + 0.5")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	tw.cell("upload", "x := 1")
+	tw.cell("upload", "x + 1")
+	if n := tw.inc.inc.rebuilds; n != 2 {
+		t.Errorf("%d rebuilds; want 2 (one per change of geo)", n)
 	}
 }
