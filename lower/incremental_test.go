@@ -2,8 +2,12 @@ package lower
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -236,5 +240,45 @@ func TestIncrementalUploadChanged(t *testing.T) {
 	tw.cell("upload", "x + 1")
 	if n := tw.inc.inc.rebuilds; n != 2 {
 		t.Errorf("%d rebuilds; want 2 (one per change of geo)", n)
+	}
+}
+
+// TestNoPackageIdentityComparisons: an object of an earlier cell keeps the
+// package of the check that made it, so `p == chk.pkg` is false for it
+// where the whole model said true; rewrites ask chk.local(p). A rewrite
+// that compares with chk.pkg directly fails here, with its place.
+func TestNoPackageIdentityComparisons(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	isChkPkg := func(e ast.Expr) bool {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "pkg" {
+			return false
+		}
+		switch x := ast.Unparen(sel.X).(type) {
+		case *ast.Ident:
+			return x.Name == "chk"
+		case *ast.SelectorExpr:
+			return x.Sel.Name == "chk"
+		}
+		return false
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BinaryExpr); ok && (b.Op == token.EQL || b.Op == token.NEQ) && (isChkPkg(b.X) || isChkPkg(b.Y)) {
+				t.Errorf("%s: compares a package with chk.pkg; use chk.local(p)", fset.Position(b.Pos()))
+			}
+			return true
+		})
 	}
 }
