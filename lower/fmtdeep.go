@@ -71,7 +71,7 @@ func (m *mirror) hasMethod(t types.Type) bool {
 // session reports whether t is the session's (or an unnamed type).
 func (m *mirror) session(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return !ok || n.Obj().Pkg() == nil || n.Obj().Pkg() == m.r.ctx.chk.pkg
+	return !ok || n.Obj().Pkg() == nil || m.r.ctx.chk.local(n.Obj().Pkg())
 }
 
 // needs reports whether a value of type t at depth prints wrong as it is;
@@ -207,7 +207,7 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 // of interface type t may hold and that need rebuilding.
 func (m *mirror) candidates(t types.Type, depth int, bare bool) []types.Type {
 	iface, _ := t.Underlying().(*types.Interface)
-	scope := m.r.ctx.chk.pkg.Scope()
+	scope := m.r.ctx.chk.scope()
 	var out []types.Type
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)

@@ -171,7 +171,7 @@ func (r *rewriter) mentionsCellType(t types.Type) bool {
 		}
 		switch t := types.Unalias(t).(type) {
 		case *types.Named:
-			if t.Obj().Pkg() == r.ctx.chk.pkg {
+			if r.ctx.chk.local(t.Obj().Pkg()) {
 				found = true
 			}
 			for i := range t.TypeArgs().Len() {

@@ -128,16 +128,16 @@ func indexSites(sites map[string]*site, c *code, decls []ast.Decl, info *types.I
 // siteOf finds the declaration of a generic object: one of the session's
 // cells, or our implementation of a std package.
 func (ctx *lowerCtx) siteOf(obj types.Object) *site {
-	if obj.Pkg() == ctx.chk.pkg {
+	if ctx.chk.local(obj.Pkg()) {
 		if ctx.sites == nil {
 			ctx.sites = map[string]*site{}
-			for _, c := range ctx.chk.cells {
-				cd := &code{src: c.src, off: c.offset, info: ctx.chk.info, mark: c == ctx.chk.cur && !hasMarks(c.src)}
+			for _, c := range ctx.chk.allCells() {
+				cd := &code{src: c.src, off: c.offset, info: ctx.chk.infoOf(c), mark: c == ctx.chk.cur && !hasMarks(c.src)}
 				idx := c.index
-				indexSites(ctx.sites, cd, c.decls, ctx.chk.info, func(name string) string { return fmt.Sprintf("main.%d.%s", idx, name) })
+				indexSites(ctx.sites, cd, c.decls, ctx.chk.infoOf(c), func(name string) string { return fmt.Sprintf("main.%d.%s", idx, name) })
 			}
 		}
-		for _, c := range ctx.chk.cells {
+		for _, c := range ctx.chk.allCells() {
 			if c.contains(obj.Pos()) {
 				return ctx.sites[fmt.Sprintf("main.%d.%s", c.index, obj.Name())]
 			}

@@ -44,7 +44,7 @@ func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
 // named interface of a compiled package (error, fmt.Stringer), not empty.
 func (ctx *lowerCtx) declaredInterface(t types.Type) bool {
 	if n, ok := types.Unalias(t).(*types.Named); ok {
-		return n.Obj().Pkg() == ctx.chk.pkg
+		return ctx.chk.local(n.Obj().Pkg())
 	}
 	it, ok := t.Underlying().(*types.Interface)
 	return ok && !it.Empty()
@@ -164,5 +164,5 @@ func (ctx *lowerCtx) declaredType(t types.Type) bool {
 		t = p.Elem()
 	}
 	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() == ctx.chk.pkg
+	return ok && ctx.chk.local(n.Obj().Pkg())
 }

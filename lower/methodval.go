@@ -29,7 +29,7 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 		}
 	}
 	fn, ok := sel.Obj().(*types.Func)
-	if !ok || fn.Pkg() != r.ctx.chk.pkg {
+	if !ok || !r.ctx.chk.local(fn.Pkg()) {
 		return
 	}
 	sig, ok := r.typeOf(n).(*types.Signature)

@@ -42,12 +42,17 @@ type Session struct {
 	src     *srcImporter
 	last    *lowered // result of the last Lower, for Commit
 	index   sessionIndex
+	inc     incremental // the committed cells' checked objects (incremental.go)
+	// fullOnly makes every check the whole-model one: the reference the
+	// incremental check is tested against.
+	fullOnly bool
 }
 
 // lowered is what Lower produced for one cell.
 type lowered struct {
 	src     string
 	cell    *cell
+	chk     *checked
 	emitted []string
 }
 
@@ -66,12 +71,14 @@ func (s *Session) Reset() {
 	s.src = newSrcImporter(s.opts)
 	s.last = nil
 	s.index = newSessionIndex()
+	s.inc = newIncremental()
 }
 
 // Commit records that cell ran successfully: it becomes context for the
 // next cells, and the declarations its lowering added are known to exist.
 func (s *Session) Commit(cell string) {
 	if s.last != nil && s.last.src == cell && s.last.cell != nil {
+		s.inc.commit(s.last.cell, s.last.chk)
 		s.index.add(len(s.cells), s.last.cell)
 		s.cells = append(s.cells, s.last.cell)
 		for _, n := range s.last.emitted {
@@ -84,6 +91,7 @@ func (s *Session) Commit(cell string) {
 	if err != nil {
 		return // a cell that does not parse declares nothing we can use
 	}
+	s.inc.commit(c, nil)
 	s.index.add(len(s.cells), c)
 	s.cells = append(s.cells, c)
 }
@@ -125,6 +133,7 @@ func (s *Session) LowerMap(cellSrc string) (out string, m *SourceMap, err error)
 	if err != nil {
 		return "", nil, err
 	}
+	s.last.chk = chk
 	if chk.passthrough {
 		return cellSrc, nil, nil
 	}
@@ -139,83 +148,41 @@ func (s *Session) LowerMap(cellSrc string) (out string, m *SourceMap, err error)
 // checked is the result of type-checking the session plus one cell.
 type checked struct {
 	cur         *cell
-	cells       []*cell // all cells, the current one last
+	cells       []*cell // the cells checked, the current one last (allCells)
 	pkg         *types.Package
 	info        *types.Info
 	passthrough bool
 	fmtMethods  int  // declaresFmtMethods: 0 not computed, 1 yes, -1 no
 	sessionFmt  bool // a committed cell declares String or Error
+	// incremental says only cur was checked, against the committed cells'
+	// objects (incremental.go): those belong to the packages in pkgs, and
+	// the info of an earlier cell is its own check's, in typed.
+	incremental bool
+	pkgs        map[*types.Package]bool
+	typed       []cellTypes
+	complete    func() // incremental: fills cells and the scope (allCells)
 }
 
-// check type-checks the committed cells' declarations together with the
+// check type-checks the current cell in the session's context: against the
+// committed cells' objects where that gives the same answer, else (and for
+// every error) the whole model of checkFull.
+func (s *Session) check(c *cell) (*checked, error) {
+	s.inc.checks++
+	if !s.fullOnly {
+		if chk := s.checkIncremental(c); chk != nil {
+			return chk, nil
+		}
+	}
+	return s.checkFull(c)
+}
+
+// checkFull type-checks the committed cells' declarations together with the
 // current cell. Later declarations of a name replace earlier ones, as at the
 // REPL. Only errors inside the current cell count.
-func (s *Session) check(c *cell) (*checked, error) {
+func (s *Session) checkFull(c *cell) (*checked, error) {
 	all := append(s.relevant(c), c)
-	pos := make(map[*cell]int, len(all))
-	for i, x := range all {
-		pos[x] = i
-	}
-	// owner: declared name → position in all of the last cell declaring it
-	// in the whole session; -1 when that cell was left out (a declaration
-	// it replaced is dropped all the same).
-	owner := map[string]int{}
-	for _, x := range all[:len(all)-1] {
-		for _, d := range x.allDecls() {
-			for _, n := range declNames(d) {
-				if _, done := owner[n]; done {
-					continue
-				}
-				owner[n] = -1
-				if o, ok := s.index.owner[n]; ok {
-					if p, in := pos[s.cells[o]]; in {
-						owner[n] = p
-					}
-				}
-			}
-		}
-	}
-	for _, d := range c.allDecls() {
-		for _, n := range declNames(d) {
-			owner[n] = len(all) - 1
-		}
-	}
-	files := make([]*ast.File, 0, len(all))
-	for i, x := range all {
-		f := &ast.File{Name: x.file.Name, Package: x.file.Package, FileStart: x.file.FileStart, FileEnd: x.file.FileEnd}
-		g := importDecl(x)
-		if x != c {
-			x.imported = g // committed: its imports no longer change
-		}
-		if len(g.Specs) > 0 {
-			f.Decls = append(f.Decls, g)
-		}
-		for _, d := range x.imports {
-			f.Decls = append(f.Decls, d)
-		}
-		for _, d := range x.decls {
-			if d := keepDecl(d, owner, i); d != nil {
-				f.Decls = append(f.Decls, d)
-			}
-		}
-		for _, d := range x.hoisted {
-			if d := keepDecl(d, owner, i); d != nil {
-				f.Decls = append(f.Decls, d)
-			}
-		}
-		if x == c && len(c.body.List) > 0 {
-			f.Decls = append(f.Decls, &ast.FuncDecl{Name: ast.NewIdent("_"), Type: &ast.FuncType{Params: &ast.FieldList{}}, Body: c.body})
-		}
-		files = append(files, f)
-	}
-	info := &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Instances:  map[*ast.Ident]types.Instance{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Implicits:  map[ast.Node]types.Object{},
-	}
+	files := s.modelFiles(all, c, false)
+	info := newInfo()
 	var errs []types.Error
 	conf := types.Config{
 		Importer:  s.src,
@@ -239,6 +206,79 @@ func (s *Session) check(c *cell) (*checked, error) {
 		return nil, &Error{Line: p.Line, Col: p.Column, Msg: errs[0].Msg}
 	}
 	return chk, nil
+}
+
+// modelFiles builds the type-checking model of cells all (in session
+// order; c, if not nil, the current one and last): one file per cell, with
+// the declarations a later cell replaces left out. strip leaves out the
+// bodies of non-generic functions of committed cells (no object's type
+// depends on them).
+func (s *Session) modelFiles(all []*cell, c *cell, strip bool) []*ast.File {
+	pos := make(map[*cell]int, len(all))
+	for i, x := range all {
+		pos[x] = i
+	}
+	// owner: declared name → position in all of the last cell declaring it
+	// in the whole session; -1 when that cell was left out (a declaration
+	// it replaced is dropped all the same).
+	owner := map[string]int{}
+	for _, x := range all {
+		if x == c {
+			continue
+		}
+		for _, d := range x.allDecls() {
+			for _, n := range declNames(d) {
+				if _, done := owner[n]; done {
+					continue
+				}
+				owner[n] = -1
+				if o, ok := s.index.owner[n]; ok {
+					if p, in := pos[s.cells[o]]; in {
+						owner[n] = p
+					}
+				}
+			}
+		}
+	}
+	if c != nil {
+		for _, d := range c.allDecls() {
+			for _, n := range declNames(d) {
+				owner[n] = len(all) - 1
+			}
+		}
+	}
+	files := make([]*ast.File, 0, len(all))
+	for i, x := range all {
+		f := &ast.File{Name: x.file.Name, Package: x.file.Package, FileStart: x.file.FileStart, FileEnd: x.file.FileEnd}
+		g := importDecl(x)
+		if x != c {
+			x.imported = g // committed: its imports no longer change
+		}
+		if len(g.Specs) > 0 {
+			f.Decls = append(f.Decls, g)
+		}
+		for _, d := range x.imports {
+			f.Decls = append(f.Decls, d)
+		}
+		for _, d := range x.decls {
+			if d := keepDecl(d, owner, i); d != nil {
+				if strip && x != c {
+					d = withoutBody(d)
+				}
+				f.Decls = append(f.Decls, d)
+			}
+		}
+		for _, d := range x.hoisted {
+			if d := keepDecl(d, owner, i); d != nil {
+				f.Decls = append(f.Decls, d)
+			}
+		}
+		if x == c && len(c.body.List) > 0 {
+			f.Decls = append(f.Decls, &ast.FuncDecl{Name: ast.NewIdent("_"), Type: &ast.FuncType{Params: &ast.FieldList{}}, Body: c.body})
+		}
+		files = append(files, f)
+	}
+	return files
 }
 
 // importDecl declares, for cell x, the imports of earlier cells that x does

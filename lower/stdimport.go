@@ -29,7 +29,10 @@ var stdImporter = struct {
 	mu   sync.Mutex // guards imp (go/importer is not safe for concurrent use)
 	imp  types.Importer
 	zr   *zip.Reader
-	err  error
+	// names are the packages in zr: isStd is asked for every import of
+	// every check, and opening the entry costs a flate reader.
+	names map[string]bool
+	err   error
 }{}
 
 func stdZip() (*zip.Reader, error) {
@@ -37,6 +40,10 @@ func stdZip() (*zip.Reader, error) {
 		stdImporter.zr, stdImporter.err = zip.NewReader(bytes.NewReader(stdExport), int64(len(stdExport)))
 		if stdImporter.err != nil {
 			return
+		}
+		stdImporter.names = make(map[string]bool, len(stdImporter.zr.File))
+		for _, f := range stdImporter.zr.File {
+			stdImporter.names[f.Name] = true
 		}
 		stdImporter.imp = importer.ForCompiler(token.NewFileSet(), "gc", openStd)
 	})
@@ -53,12 +60,10 @@ func openStd(path string) (io.ReadCloser, error) {
 
 // isStd reports whether path names a public standard-library package.
 func isStd(path string) bool {
-	zr, err := stdZip()
-	if err != nil {
+	if _, err := stdZip(); err != nil {
 		return false
 	}
-	_, err = zr.Open(path)
-	return err == nil
+	return stdImporter.names[path]
 }
 
 // importStd returns the type information of a standard-library package.

@@ -46,7 +46,7 @@ func (ctx *lowerCtx) writeType(b *strings.Builder, t types.Type, subst map[*type
 			return
 		}
 		switch {
-		case obj.Pkg() == nil || obj.Pkg() == ctx.chk.pkg:
+		case obj.Pkg() == nil || ctx.chk.local(obj.Pkg()):
 			b.WriteString(obj.Name())
 		default:
 			b.WriteString(ctx.qualify(obj.Pkg().Path()) + "." + obj.Name())
@@ -91,7 +91,7 @@ func (ctx *lowerCtx) writeType(b *strings.Builder, t types.Type, subst map[*type
 			if i > 0 {
 				b.WriteString("; ")
 			}
-			if !f.Exported() && f.Pkg() != ctx.chk.pkg && f.Pkg() != nil {
+			if !f.Exported() && !ctx.chk.local(f.Pkg()) && f.Pkg() != nil {
 				ctx.fail(fmt.Errorf("struct type with unexported field %s of package %s", f.Name(), f.Pkg().Path()))
 			}
 			if !f.Embedded() {

@@ -33,7 +33,7 @@ func (s *Session) TypeOf(expr string) (string, error) {
 			return "", fmt.Errorf("%s is a type, not an expression", expr)
 		}
 		qual := func(p *types.Package) string {
-			if p == chk.pkg {
+			if chk.local(p) {
 				return ""
 			}
 			return p.Name()
