@@ -10,7 +10,7 @@ import (
 // the SSH client sent is hostile input, carried to the worker in its init.
 const (
 	MaxEnvVars  = 32
-	MaxEnvBytes = 8 << 10 // names and values together
+	MaxEnvBytes = 64 << 10 // names and values together
 )
 
 // ErrBadEnv is a session environment CheckEnv refuses.
