@@ -327,7 +327,33 @@ func (r *rewriter) showExpr(st ast.Stmt) {
 	if (&mirror{r: r}).hasMethod(tv.Type) {
 		return
 	}
+	if r.showFuncType(es.X, tv.Type) {
+		return
+	}
 	r.boxDeep(es.X, tv.Type, true)
+}
+
+// showFuncType shows a value of a named function type by that type's
+// name (maps.Keys(m) is an iter.Seq[string]): native code sees only the
+// signature, func(func(string) bool). It reports whether it did.
+func (r *rewriter) showFuncType(x ast.Expr, t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	if _, isFunc := n.Underlying().(*types.Signature); !isFunc {
+		return false
+	}
+	name := types.TypeString(substType(t, r.subst), func(p *types.Package) string {
+		if p == r.ctx.chk.pkg {
+			return "" // the session's own, as :type names them
+		}
+		return p.Name()
+	})
+	rt := r.ctx.qualify(rtPath)
+	r.replaceNode(x, "func(v "+r.ctx.typeText(t, r.subst)+") any { if v == nil { return "+rt+".Stringer("+
+		strconv.Quote(name+"(nil)")+") }; return "+rt+".Stringer("+strconv.Quote(name)+") }("+r.nodeText(x)+")")
+	return true
 }
 
 // fmtIface reports whether t implements error or fmt.Stringer (methodIface
