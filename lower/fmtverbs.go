@@ -74,8 +74,7 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 			r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
 			changed = true
 		case v.verb == 'v' && v.sharp:
-			// %#v calls no String or Error; it prints Go syntax, type
-			// names included, which a rebuilt value would lose.
+			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
 		case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
 		case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
 			b, ok := t.Underlying().(*types.Basic)

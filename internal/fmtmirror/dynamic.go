@@ -13,6 +13,9 @@ const (
 	Show = 1 << iota
 	// Bare: below an unexported field, where fmt calls no method.
 	Bare
+	// Syntax: for %#v: no method called, wrappers unwrapped, and
+	// interpreted structs left as they are (their type's name is unknown).
+	Syntax
 )
 
 // maxDynamicDepth bounds how deep Dynamic walks a value (a slice of any
@@ -28,14 +31,15 @@ const maxDynamicDepth = 12
 // value formatted by its method, or the value itself when none matches.
 // depth is where v is in the printed operand (0: at its top).
 func Dynamic(v any, depth, flags int, conv func(any) any) any {
-	w := walker{conv: conv, show: flags&Show != 0}
-	out, _ := w.walk(v, depth, flags&Bare != 0)
+	w := walker{conv: conv, show: flags&Show != 0, syntax: flags&Syntax != 0}
+	out, _ := w.walk(v, depth, flags&(Bare|Syntax) != 0)
 	return out
 }
 
 type walker struct {
-	conv func(any) any
-	show bool
+	conv   func(any) any
+	show   bool
+	syntax bool
 }
 
 // walk returns the mirror of v and whether it differs from v.
@@ -59,6 +63,9 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
+		if w.syntax {
+			return v, false
+		}
 		return w.structOf(rv, depth, bare)
 	case reflect.Pointer:
 		if rv.IsNil() || depth > 0 && !w.show {
