@@ -27,7 +27,7 @@ func TestScreenShownValuesThroughWorker(t *testing.T) {
 		{`strconv.Atoi("x")`, `strconv.Atoi: parsing "x": invalid syntax`},
 		{"strconv.Itoa", "func(int) string"},
 		{`maps.Keys(map[string]int{"a": 1})`, "iter.Seq[string]"}, // a named func type by its name
-		{`json.Unmarshal([]byte("1"), new(int)); 5`, "5"}, // a nil error mid-cell shows nothing
+		{`json.Unmarshal([]byte("1"), new(int)); 5`, "5"},         // a nil error mid-cell shows nothing
 	} {
 		s.Type(tc.cell)
 		s.Keys("Enter")
