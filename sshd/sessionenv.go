@@ -29,7 +29,7 @@ func (s *Server) sessionEnv(sess ssh.Session) []string {
 				"SSH_CONNECTION="+strings.Join([]string{c.IP.String(), strconv.Itoa(c.Port), l.IP.String(), strconv.Itoa(l.Port)}, " "))
 		}
 	}
-	if pty, _, ok := sess.Pty(); ok && pty.Term != "" {
+	if pty, _, ok := sess.Pty(); ok && pty.Term != "" && strings.IndexByte(pty.Term, 0) < 0 {
 		env = append(env, "TERM="+pty.Term)
 	}
 	for _, kv := range sess.Environ() {

@@ -54,6 +54,29 @@ func TestClientEnvReachesTheSession(t *testing.T) {
 	}
 }
 
+// A PTY's terminal type is the session's TERM; one with a NUL is dropped,
+// and the session still starts.
+func TestPtyTermIsTheSessionsTerm(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{})
+	for _, tc := range []struct{ term, want string }{
+		{"vt220", "\"vt220\"\n"},
+		{"vt\x00220", "\"\"\n"},
+	} {
+		s, err := h.Dial(t, "alice").NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RequestPty(tc.term, 24, 80, nil); err != nil {
+			t.Fatalf("pty %q: %v", tc.term, err)
+		}
+		out, err := s.CombinedOutput(`eval import "os"; os.Getenv("TERM")`)
+		if got := strings.ReplaceAll(string(out), "\r\n", "\n"); err != nil || got != tc.want {
+			t.Errorf("pty %q: TERM shown %q (%v); want %q", tc.term, got, err, tc.want)
+		}
+		s.Close()
+	}
+}
+
 // A key with command= forces its command; the command the client asked
 // for is the session's SSH_ORIGINAL_COMMAND, as with OpenSSH's sshd (in a
 // worker, and in the session a forced `new` makes).
