@@ -248,13 +248,15 @@ func (m *mirror) convName(bare bool) string {
 	return m.conv
 }
 
-// methodTypes are the session's types, visible where the operand is, whose
-// values fmt formats by a String or Error method: T, or *T when only the
-// pointer has the method (a T is then printed without it, as in Go).
+// methodTypes are the session's types, visible where the operand is, that
+// print wrong as they are behind an interface: those with a String or
+// Error method (T, or *T when only the pointer has it: a T is then printed
+// without it, as in Go) first, then those whose parts need a rebuild (a
+// struct with a field of type Color).
 func (m *mirror) methodTypes() []types.Type {
 	pkg := m.r.ctx.chk.pkg
 	inner := pkg.Scope().Innermost(m.pos)
-	var out []types.Type
+	var methods, rebuilt []types.Type
 	for _, name := range pkg.Scope().Names() {
 		tn, ok := pkg.Scope().Lookup(name).(*types.TypeName)
 		if !ok || tn.IsAlias() {
@@ -269,43 +271,120 @@ func (m *mirror) methodTypes() []types.Type {
 				continue // shadowed where the operand is
 			}
 		}
-		var t types.Type = n
-		if !fmtIface(t) {
-			if t = types.NewPointer(n); !fmtIface(t) {
-				continue
-			}
-		}
-		if out = append(out, t); len(out) == maxMirrorCandidates {
-			break
+		switch {
+		case fmtIface(n):
+			methods = append(methods, n)
+		case fmtIface(types.NewPointer(n)):
+			methods = append(methods, types.NewPointer(n))
+		case m.needs(n, 1, false):
+			rebuilt = append(rebuilt, n)
 		}
 	}
-	return out
+	return append(methods, rebuilt...)[:min(len(methods)+len(rebuilt), maxMirrorCandidates)]
 }
 
 // convText is the type switch convName names: a value of one of the
-// session's types with a String or Error method (yaegi's wrapper of it, as
-// native code holds it) is formatted by the method; any other value is
-// returned as it is. yaegi v0.16.1 gets this one form right on what an
-// []any holds: a type switch without a variable (it compares the
-// interpreted type), then an assertion to the type it matched. A type
+// session's types (yaegi's wrapper of it, as native code holds it) is
+// formatted by its String or Error method, or rebuilt from its type; any
+// other value is returned as it is. yaegi v0.16.1 gets this one form right
+// on what an []any holds: a type switch without a variable (it compares
+// the interpreted type), then an assertion to the type it matched. A type
 // switch with a variable, or an assertion to an interface, fails there.
+// The switch may call itself (a rebuilt type's interface fields).
 func (m *mirror) convText() string {
 	var b strings.Builder
-	b.WriteString("func(v any) any { switch v.(type) { ")
+	b.WriteString("func() func(any) any { var " + m.conv + " func(any) any; " + m.conv + " = func(v any) any { switch v.(type) { ")
 	for _, t := range m.convTypes {
 		tt := m.r.ctx.typeText(t, m.r.subst)
-		call := m.rt + ".Stringer(v.(" + tt + ").String())"
-		if types.Implements(t, errorType) {
-			call = m.rt + ".Errorer(v.(" + tt + ").Error())"
+		var ret string
+		switch {
+		case types.Implements(t, errorType):
+			ret = m.rt + ".Errorer(v.(" + tt + ").Error())"
+		case types.Implements(t, stringerType):
+			ret = m.rt + ".Stringer(v.(" + tt + ").String())"
+		case types.NewMethodSet(t).Len() == 0:
+			continue // never wrapped: known by its layout below
+		default:
+			ret = m.gen(t, "v.("+tt+")", 1, false)
+			if b.Len()+len(ret) > maxMirrorText/2 {
+				continue // the rest print without their parts' methods
+			}
 		}
 		b.WriteString("case " + tt + ": ")
 		if _, isPtr := t.(*types.Pointer); isPtr {
 			b.WriteString("if v.(" + tt + ") == nil { return nil }; ")
 		}
-		b.WriteString("return " + call + "; ")
+		b.WriteString("return " + ret + "; ")
 	}
-	b.WriteString("}; return v }")
+	b.WriteString("}; ")
+	// yaegi stores some values plain (var a any = T{...}): asserted by
+	// their layout, which is all yaegi compares, as the front end did
+	// before the switch.
+	shared := m.sharedLayouts()
+	for _, t := range m.convTypes {
+		if _, isStruct := t.Underlying().(*types.Struct); !isStruct || fmtIface(t) || shared[m.layout(t, 0)] {
+			continue // another of the session's types looks the same to yaegi
+		}
+		if strings.Contains(m.layout(t, 0), "interface") {
+			continue // the native walk finds its interface fields' wrappers
+		}
+		tt := m.r.ctx.typeText(t, m.r.subst)
+		if ret := m.gen(t, "x", 1, false); b.Len()+len(ret) <= maxMirrorText/2 {
+			b.WriteString("if x, ok := v.(" + tt + "); ok { return " + ret + " }; ")
+		}
+	}
+	b.WriteString("return v }; return " + m.conv + " }()")
 	return b.String()
+}
+
+// sharedLayouts are the layouts (see layout) of more than one of the
+// session's struct types: a plain value of one of them cannot be told
+// from the others.
+func (m *mirror) sharedLayouts() map[string]bool {
+	scope := m.r.ctx.chk.pkg.Scope()
+	seen := map[string]int{}
+	for _, name := range scope.Names() {
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+			if _, isStruct := tn.Type().Underlying().(*types.Struct); isStruct {
+				seen[m.layout(tn.Type(), 0)]++
+			}
+		}
+	}
+	shared := map[string]bool{}
+	for k, n := range seen {
+		shared[k] = n > 1
+	}
+	return shared
+}
+
+// layout is what yaegi makes of t for native code: the session's named
+// types as their underlying types, unexported fields renamed X….
+func (m *mirror) layout(t types.Type, depth int) string {
+	if n, ok := types.Unalias(t).(*types.Named); ok && !m.session(n) || depth > maxMirrorDepth {
+		return t.String() // a compiled type keeps its name
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		var b strings.Builder
+		b.WriteString("struct{")
+		for i := range u.NumFields() {
+			f := u.Field(i)
+			if !f.Exported() {
+				b.WriteString("X")
+			}
+			b.WriteString(f.Name() + " " + m.layout(f.Type(), depth+1) + ";")
+		}
+		return b.String() + "}"
+	case *types.Pointer:
+		return "*" + m.layout(u.Elem(), depth+1)
+	case *types.Slice:
+		return "[]" + m.layout(u.Elem(), depth+1)
+	case *types.Array:
+		return "[" + strconv.FormatInt(u.Len(), 10) + "]" + m.layout(u.Elem(), depth+1)
+	case *types.Map:
+		return "map[" + m.layout(u.Key(), depth+1) + "]" + m.layout(u.Elem(), depth+1)
+	}
+	return t.Underlying().String()
 }
 
 // showExpr rebuilds the value of a top-level expression statement, which

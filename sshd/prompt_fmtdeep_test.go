@@ -29,9 +29,7 @@ type B struct{ x Color; Y Color }
 // does, in generic functions too: each line of want is what `go run`
 // prints for the same program.
 // A value behind an interface (an []any's element, a field of type any)
-// is formatted by its method too. Not yet: the parts of a value of a type
-// without methods behind an interface (B's Y in an []any prints 2, Go
-// prints Blue): yaegi keeps no type for such a value.
+// is formatted by its method too, and so are its parts (B's Y).
 func TestFmtMethodsAtAnyDepth(t *testing.T) {
 	h := testhost.Start(t, testhost.Options{Process: true})
 	script := fmtDeepDecls + `fmt.Println([]Color{Red, Blue})
@@ -60,6 +58,7 @@ Show([]Color{Red}, W[Color]{V: Blue})
 Show([]int{1}, W[int]{V: 2, S: Sq{1}})
 fmt.Println([]any{Red, 1, Sq{2}, E{"y"}}, map[string]any{"a": Blue}, A{V: Green})
 fmt.Printf("%+v %d %s\n", []any{P{1}}, []any{Blue}, []any{E{"z"}})
+fmt.Printf("%v %+v\n", []any{B{Red, Blue}}, map[string]any{"b": B{Y: Green}})
 `
 	want := `[Red Blue]
 map[a:Red b:Green]
@@ -83,6 +82,7 @@ Sq(4)
 [1] {2 Sq(1)}
 [Red 1 Sq(2) E:y] map[a:Blue] {Green <nil> <nil> <nil>}
 [{X:1}] [2] [E:z]
+[{0 Blue}] map[b:{x:0 Y:Green}]
 `
 	r := h.Run(t, "alice", "", script)
 	if r.Status != 0 || r.Stdout != want {

@@ -27,8 +27,9 @@ const maxDynamicDepth = 12
 // interpreted type, which yaegi hands native code without its methods
 // (see isWrapped), or an interpreted struct, slice or map that holds such
 // values. conv is the session's interpreted type switch over its types
-// with a String or Error method: given a wrapped value, it returns that
-// value formatted by its method, or the value itself when none matches.
+// with a String or Error method or parts to rebuild: given a wrapped value
+// (or a plain struct), it returns that value formatted by its method or
+// rebuilt, or the value itself when none matches.
 // depth is where v is in the printed operand (0: at its top).
 func Dynamic(v any, depth, flags int, conv func(any) any) any {
 	w := walker{conv: conv, show: flags&Show != 0, syntax: flags&Syntax != 0}
@@ -50,12 +51,18 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 	rv := reflect.ValueOf(v)
 	t := rv.Type()
 	if isWrapped(t) {
+		inner := unwrap(rv)
+		if inner == nil {
+			// A nil interface made any (any(s) of a nil Shape): yaegi
+			// panics in reflect on any assertion of it.
+			return nil, true
+		}
 		if !bare && w.conv != nil {
 			if r := w.conv(v); r == nil || !isWrapped(reflect.TypeOf(r)) {
 				return r, true
 			}
 		}
-		inner, _ := w.walk(unwrap(rv), depth, bare)
+		inner, _ = w.walk(inner, depth, bare)
 		return inner, true
 	}
 	if t.Name() != "" {
@@ -65,6 +72,13 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 	case reflect.Struct:
 		if w.syntax {
 			return v, false
+		}
+		if !bare && w.conv != nil {
+			// yaegi stores some values of the session's struct types
+			// plain: conv knows them by their layout.
+			if r := w.conv(v); reflect.TypeOf(r) != t {
+				return r, true
+			}
 		}
 		return w.structOf(rv, depth, bare)
 	case reflect.Pointer:
