@@ -2,8 +2,10 @@ package lower
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/replhost/replhost/internal/fmtmirror"
@@ -24,6 +26,7 @@ func init() {
 	rt["MirrorList"] = reflect.ValueOf(fmtmirror.NewList)
 	rt["MirrorMapBuilder"] = reflect.ValueOf(fmtmirror.NewMapBuilder)
 	rt["MirrorValue"] = reflect.ValueOf(fmtmirror.Value)
+	rt["MirrorDynamic"] = reflect.ValueOf(fmtmirror.Dynamic)
 }
 
 const (
@@ -44,22 +47,53 @@ type mirror struct {
 	rt   string
 	show bool
 	path map[*types.Named]int // named types being rebuilt: recursion
+	pos  token.Pos            // where the operand is
+
+	conv      string       // name of the type switch, once used ("nil": none)
+	convTypes []types.Type // the types it switches on
 }
 
 // boxDeep replaces operand a of type t by its rebuilt value when it needs
 // one, and reports whether it did.
 func (r *rewriter) boxDeep(a ast.Expr, t types.Type, show bool) bool {
-	m := &mirror{r: r, show: show, path: map[*types.Named]int{}}
+	m := &mirror{r: r, show: show, path: map[*types.Named]int{}, pos: a.Pos()}
 	if !m.needs(t, 0, false) {
 		return false
 	}
 	m.rt = r.ctx.qualify(rtPath) // adds the import: only when used
 	text := m.gen(t, "("+r.nodeText(a)+")", 0, false)
+	if m.conv != "" && m.conv != "nil" {
+		text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+	}
 	if len(text) > maxMirrorText {
 		return false
 	}
 	r.replaceNode(a, text)
 	return true
+}
+
+// boxBare rebuilds operand a of type t for a verb that calls no method
+// (%d of an []any): only what yaegi's wrappers hide is unwrapped.
+func (r *rewriter) boxBare(a ast.Expr, t types.Type) {
+	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos()}
+	if !m.needs(t, 0, true) {
+		return
+	}
+	m.rt = r.ctx.qualify(rtPath)
+	if text := m.gen(t, "("+r.nodeText(a)+")", 0, true); len(text) <= maxMirrorText {
+		r.replaceNode(a, text)
+	}
+}
+
+// holdsDynamic reports whether a value of type t may hold, below its top,
+// a value of the session's types behind an interface (an []any), which
+// yaegi hands fmt without its methods.
+func (r *rewriter) holdsDynamic(t types.Type) bool {
+	if !r.ctx.chk.declaresFmtMethods() {
+		return false
+	}
+	m := &mirror{r: r, path: map[*types.Named]int{}}
+	return m.needs(t, 0, false)
 }
 
 // hasMethod reports whether fmt calls a String or Error method of the
@@ -149,28 +183,23 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 		m.path[n]++
 		defer func() { m.path[n]-- }()
 	}
-	if iface, ok := t.Underlying().(*types.Interface); ok && iface.Empty() && depth > 0 {
-		// Handed over as it is, which unwraps it: yaegi v0.16.1 fails
-		// (reflect panics) on assertions of a value an []any holds.
-		return m.rt + ".MirrorValue(" + x + ")"
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		// What an interface holds is known only when the cell runs: a
+		// native walk (fmtmirror.Dynamic) with the session's type switch.
+		flags := 0
+		if m.show {
+			flags |= fmtmirror.Show
+		}
+		if bare {
+			flags |= fmtmirror.Bare
+		}
+		// any(x): a non-empty interface handed to native code as it is
+		// loses yaegi's wrapper, and with it the interpreted type.
+		return m.rt + ".MirrorDynamic(any(" + x + "), " + strconv.Itoa(depth) + ", " + strconv.Itoa(flags) + ", " + m.convName(bare) + ")"
 	}
 	var b strings.Builder
 	b.WriteString("func(v " + tt + ") any { ")
 	switch u := t.Underlying().(type) {
-	case *types.Interface:
-		b.WriteString("if v == nil { return nil }; ")
-		if !bare {
-			b.WriteString("if x, ok := v.(interface{ Error() string }); ok { return " + m.rt + ".Errorer(x.Error()) }; ")
-			b.WriteString("if x, ok := v.(interface{ String() string }); ok { return " + m.rt + ".Stringer(x.String()) }; ")
-		}
-		inner := depth
-		if depth > 0 {
-			inner++
-		}
-		for _, c := range m.candidates(t, inner, bare) {
-			b.WriteString("if x, ok := v.(" + m.r.ctx.typeText(c, m.r.subst) + "); ok { return " + m.gen(c, "x", inner, bare) + " }; ")
-		}
-		b.WriteString("return v") // rt.MirrorValue(v) here fails in reflect.Set
 	case *types.Struct:
 		names := make([]string, u.NumFields())
 		vals := make([]string, u.NumFields())
@@ -203,43 +232,173 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 	return b.String()
 }
 
-// candidates are the session's types, in scope for the cell, that a value
-// of interface type t may hold and that need rebuilding.
-func (m *mirror) candidates(t types.Type, depth int, bare bool) []types.Type {
-	iface, _ := t.Underlying().(*types.Interface)
+// convName names the session's type switch for the values an interface
+// part holds (see convText); "nil" when there is none to call.
+func (m *mirror) convName(bare bool) string {
+	if bare {
+		return "nil" // no method is called below an unexported field
+	}
+	if m.conv == "" {
+		if m.convTypes = m.methodTypes(); len(m.convTypes) == 0 {
+			m.conv = "nil"
+		} else {
+			m.conv = m.r.ctx.name("fmtconv")
+		}
+	}
+	return m.conv
+}
+
+// methodTypes are the session's types, visible where the operand is, that
+// print wrong as they are behind an interface: those with a String or
+// Error method (T, or *T when only the pointer has it: a T is then printed
+// without it, as in Go) first, then those whose parts need a rebuild (a
+// struct with a field of type Color).
+func (m *mirror) methodTypes() []types.Type {
 	scope := m.r.ctx.chk.scope()
-	var out []types.Type
+	inner := scope.Innermost(m.pos)
+	var methods, rebuilt []types.Type
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
 		if !ok || tn.IsAlias() {
 			continue
 		}
 		n, ok := tn.Type().(*types.Named)
-		if !ok || n.TypeParams().Len() > 0 || types.IsInterface(n) || !types.Implements(n, iface) {
+		if !ok || n.TypeParams().Len() > 0 || types.IsInterface(n) {
 			continue
 		}
-		if !m.needs(n, depth, bare) || (!bare && m.hasMethod(n)) {
-			continue // a method is found by the assertions above
+		if inner != nil {
+			if _, obj := inner.LookupParent(name, m.pos); obj != tn {
+				continue // shadowed where the operand is
+			}
 		}
-		if out = append(out, n); len(out) == maxMirrorCandidates {
-			break
+		switch {
+		case fmtIface(n):
+			methods = append(methods, n)
+		case fmtIface(types.NewPointer(n)):
+			methods = append(methods, types.NewPointer(n))
+		case m.needs(n, 1, false):
+			rebuilt = append(rebuilt, n)
 		}
 	}
-	return out
+	return append(methods, rebuilt...)[:min(len(methods)+len(rebuilt), maxMirrorCandidates)]
+}
+
+// convText is the type switch convName names: a value of one of the
+// session's types (yaegi's wrapper of it, as native code holds it) is
+// formatted by its String or Error method, or rebuilt from its type; any
+// other value is returned as it is. yaegi v0.16.1 gets this one form right
+// on what an []any holds: a type switch without a variable (it compares
+// the interpreted type), then an assertion to the type it matched. A type
+// switch with a variable, or an assertion to an interface, fails there.
+// The switch may call itself (a rebuilt type's interface fields).
+func (m *mirror) convText() string {
+	var b strings.Builder
+	b.WriteString("func() func(any) any { var " + m.conv + " func(any) any; " + m.conv + " = func(v any) any { switch v.(type) { ")
+	for _, t := range m.convTypes {
+		tt := m.r.ctx.typeText(t, m.r.subst)
+		var ret string
+		switch {
+		case types.Implements(t, errorType):
+			ret = m.rt + ".Errorer(v.(" + tt + ").Error())"
+		case types.Implements(t, stringerType):
+			ret = m.rt + ".Stringer(v.(" + tt + ").String())"
+		case types.NewMethodSet(t).Len() == 0:
+			continue // never wrapped: known by its layout below
+		default:
+			ret = m.gen(t, "v.("+tt+")", 1, false)
+			if b.Len()+len(ret) > maxMirrorText/2 {
+				continue // the rest print without their parts' methods
+			}
+		}
+		b.WriteString("case " + tt + ": ")
+		if _, isPtr := t.(*types.Pointer); isPtr {
+			b.WriteString("if v.(" + tt + ") == nil { return nil }; ")
+		}
+		b.WriteString("return " + ret + "; ")
+	}
+	b.WriteString("}; ")
+	// yaegi stores some values plain (var a any = T{...}): asserted by
+	// their layout, which is all yaegi compares, as the front end did
+	// before the switch.
+	shared := m.sharedLayouts()
+	for _, t := range m.convTypes {
+		if _, isStruct := t.Underlying().(*types.Struct); !isStruct || fmtIface(t) || shared[m.layout(t, 0)] {
+			continue // another of the session's types looks the same to yaegi
+		}
+		if strings.Contains(m.layout(t, 0), "interface") {
+			continue // the native walk finds its interface fields' wrappers
+		}
+		tt := m.r.ctx.typeText(t, m.r.subst)
+		if ret := m.gen(t, "x", 1, false); b.Len()+len(ret) <= maxMirrorText/2 {
+			b.WriteString("if x, ok := v.(" + tt + "); ok { return " + ret + " }; ")
+		}
+	}
+	b.WriteString("return v }; return " + m.conv + " }()")
+	return b.String()
+}
+
+// sharedLayouts are the layouts (see layout) of more than one of the
+// session's struct types: a plain value of one of them cannot be told
+// from the others.
+func (m *mirror) sharedLayouts() map[string]bool {
+	scope := m.r.ctx.chk.scope()
+	seen := map[string]int{}
+	for _, name := range scope.Names() {
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+			if _, isStruct := tn.Type().Underlying().(*types.Struct); isStruct {
+				seen[m.layout(tn.Type(), 0)]++
+			}
+		}
+	}
+	shared := map[string]bool{}
+	for k, n := range seen {
+		shared[k] = n > 1
+	}
+	return shared
+}
+
+// layout is what yaegi makes of t for native code: the session's named
+// types as their underlying types, unexported fields renamed X….
+func (m *mirror) layout(t types.Type, depth int) string {
+	if n, ok := types.Unalias(t).(*types.Named); ok && !m.session(n) || depth > maxMirrorDepth {
+		return t.String() // a compiled type keeps its name
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		var b strings.Builder
+		b.WriteString("struct{")
+		for i := range u.NumFields() {
+			f := u.Field(i)
+			if !f.Exported() {
+				b.WriteString("X")
+			}
+			b.WriteString(f.Name() + " " + m.layout(f.Type(), depth+1) + ";")
+		}
+		return b.String() + "}"
+	case *types.Pointer:
+		return "*" + m.layout(u.Elem(), depth+1)
+	case *types.Slice:
+		return "[]" + m.layout(u.Elem(), depth+1)
+	case *types.Array:
+		return "[" + strconv.FormatInt(u.Len(), 10) + "]" + m.layout(u.Elem(), depth+1)
+	case *types.Map:
+		return "map[" + m.layout(u.Key(), depth+1) + "]" + m.layout(u.Elem(), depth+1)
+	}
+	return t.Underlying().String()
 }
 
 // showExpr rebuilds the value of a top-level expression statement, which
 // the REPL shows, when its parts print wrong as they are. Values with a
-// method of their own, interfaces, constants and tuples are left to the
-// sandbox, which shows them through their methods.
+// method of their own, errors, Stringers, constants and tuples are left
+// to the sandbox, which shows them through their methods.
 func (r *rewriter) showExpr(st ast.Stmt) {
 	es, ok := st.(*ast.ExprStmt)
 	if !ok || r.wrapped {
 		return
 	}
 	tv, ok := r.code.info.Types[es.X]
-	if !ok || tv.Type == nil || tv.Value != nil || types.IsInterface(tv.Type) {
-		return
+	if !ok || tv.Type == nil || tv.Value != nil || types.IsInterface(tv.Type) && fmtIface(tv.Type) {
+		return // an error or Stringer is shown by its method (sandbox)
 	}
 	if _, tuple := tv.Type.(*types.Tuple); tuple {
 		return
@@ -247,7 +406,33 @@ func (r *rewriter) showExpr(st ast.Stmt) {
 	if (&mirror{r: r}).hasMethod(tv.Type) {
 		return
 	}
+	if r.showFuncType(es.X, tv.Type) {
+		return
+	}
 	r.boxDeep(es.X, tv.Type, true)
+}
+
+// showFuncType shows a value of a named function type by that type's
+// name (maps.Keys(m) is an iter.Seq[string]): native code sees only the
+// signature, func(func(string) bool). It reports whether it did.
+func (r *rewriter) showFuncType(x ast.Expr, t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	if _, isFunc := n.Underlying().(*types.Signature); !isFunc {
+		return false
+	}
+	name := types.TypeString(substType(t, r.subst), func(p *types.Package) string {
+		if r.ctx.chk.local(p) {
+			return "" // the session's own, as :type names them
+		}
+		return p.Name()
+	})
+	rt := r.ctx.qualify(rtPath)
+	r.replaceNode(x, "func(v "+r.ctx.typeText(t, r.subst)+") any { if v == nil { return "+rt+".Stringer("+
+		strconv.Quote(name+"(nil)")+") }; return "+rt+".Stringer("+strconv.Quote(name)+") }("+r.nodeText(x)+")")
+	return true
 }
 
 // fmtIface reports whether t implements error or fmt.Stringer (methodIface

@@ -9,6 +9,8 @@ func BenchmarkLowerFmtDeep(b *testing.B) {
 	for _, tc := range []struct{ name, cell string }{
 		{"plain-struct", "fmt.Println(P{1, 2}, []int{1})"},
 		{"deep", "fmt.Println(Box{Blue, Sq{2}}, []Color{Red}, map[Color]int{Red: 1}, &Box{})"},
+		{"behind-any", `fmt.Println([]any{Red, 1}, map[string]any{"a": Blue})`},
+		{"sharp-v", `fmt.Printf("%#v\n", Box{Blue, Sq{2}})`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := NewSession(Options{})

@@ -59,7 +59,7 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		a := args[k]
 		t := r.typeOf(a)
-		if t == nil || !r.mentionsCellType(t) {
+		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) {
 			continue
 		}
 		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
@@ -73,10 +73,16 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 			newFormat[v.at] = 's'
 			r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
 			changed = true
+		case v.verb == 'v' && v.sharp:
+			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
 		case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
 		case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
 			b, ok := t.Underlying().(*types.Basic)
-			if !ok || t == types.Type(b) {
+			if !ok {
+				r.boxBare(a, t) // no methods for these verbs: parts unwrapped
+				continue
+			}
+			if t == types.Type(b) {
 				continue
 			}
 			r.replaceNode(a, b.Name()+"("+r.nodeText(a)+")")
@@ -222,8 +228,9 @@ func pure(e ast.Expr) bool {
 // verb is one formatting verb of a printf format: its rune and the byte
 // offset of that rune in the format.
 type verb struct {
-	verb rune
-	at   int
+	verb  rune
+	at    int
+	sharp bool // the # flag
 }
 
 // parseVerbs lists the verbs of format, one per operand; ok is false for
@@ -235,7 +242,9 @@ func parseVerbs(format string) ([]verb, bool) {
 			continue
 		}
 		i++
+		sharp := false
 		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
+			sharp = sharp || format[i] == '#'
 			i++
 		}
 		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
@@ -250,7 +259,7 @@ func parseVerbs(format string) ([]verb, bool) {
 		case '*', '[':
 			return nil, false
 		}
-		verbs = append(verbs, verb{rune(format[i]), i})
+		verbs = append(verbs, verb{rune(format[i]), i, sharp})
 	}
 	return verbs, true
 }

@@ -34,7 +34,17 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 			path, _ := strconv.Unquote(sp.Path.Value)
 			if virtualPkgs[path] {
 				virtual++
-				r.replaceNode(sp, "")
+				// With the semicolon after it: `import ("fmt"; "maps"; "os")`
+				// must not become `"fmt"; ; "os"`, which does not parse.
+				end := r.off(sp.End())
+				for end < len(r.code.src) && (r.code.src[end] == ' ' || r.code.src[end] == '\t') {
+					end++
+				}
+				if end < len(r.code.src) && r.code.src[end] == ';' {
+					r.replace(r.off(sp.Pos()), end+1, "")
+				} else {
+					r.replaceNode(sp, "")
+				}
 			}
 		}
 		if virtual > 0 {

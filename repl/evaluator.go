@@ -39,6 +39,9 @@ type EvaluatorSpec struct {
 	Owner          string // the session's user: per-user limits, workers share the CPU per user
 	Dir            string
 	Stdout, Stderr io.Writer
+	// Env is the environment the session's code sees (sandbox.CheckEnv):
+	// what its SSH client sent, as OpenSSH gives it to a login's process.
+	Env []string
 }
 
 // NewEvaluator starts an evaluator for a session.
@@ -48,6 +51,6 @@ type NewEvaluator func(ctx context.Context, spec EvaluatorSpec) (Evaluator, erro
 // allowlist: symbol, package and file-name isolation only, for trusted use.
 func InProcess(allow sandbox.Allowlist) NewEvaluator {
 	return func(_ context.Context, spec EvaluatorSpec) (Evaluator, error) {
-		return sandbox.NewInterp(sandbox.Options{Dir: spec.Dir, Allow: allow, Stdout: spec.Stdout, Stderr: spec.Stderr})
+		return sandbox.NewInterp(sandbox.Options{Dir: spec.Dir, Allow: allow, Stdout: spec.Stdout, Stderr: spec.Stderr, Env: spec.Env})
 	}
 }

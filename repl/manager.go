@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -221,19 +222,30 @@ func (m *Manager) newSession(md meta, dir string) *Session {
 
 // Create makes a new session for owner, with its directory layout and
 // session.json, starts its interpreter, and holds it until Release.
-func (m *Manager) Create(ctx context.Context, owner string) (*Session, error) {
-	return m.create(ctx, owner, false)
+func (m *Manager) Create(ctx context.Context, owner string, opts ...CreateOption) (*Session, error) {
+	return m.create(ctx, owner, false, opts)
+}
+
+// CreateOption sets up a session at Create.
+type CreateOption func(*Session)
+
+// WithEnv gives the session's code the environment env (NAME=VALUE,
+// checked by sandbox.CheckEnv when its evaluator starts): kept for the
+// evaluators of the host's lifetime (a crash's restore too), not written to
+// the session's directory.
+func WithEnv(env []string) CreateOption {
+	return func(s *Session) { s.env = slices.Clone(env) }
 }
 
 // CreateEphemeral makes a throwaway session for a script or a one-shot
 // eval: marked so in its session.json before any code runs, so that a host
 // that crashes meanwhile never brings it back (the next host removes it).
 // The caller ends it with Kill when done.
-func (m *Manager) CreateEphemeral(ctx context.Context, owner string) (*Session, error) {
-	return m.create(ctx, owner, true)
+func (m *Manager) CreateEphemeral(ctx context.Context, owner string, opts ...CreateOption) (*Session, error) {
+	return m.create(ctx, owner, true, opts)
 }
 
-func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Session, error) {
+func (m *Manager) create(ctx context.Context, owner string, ephemeral bool, opts []CreateOption) (*Session, error) {
 	if m.stopping.Load() {
 		return nil, ErrShuttingDown
 	}
@@ -278,6 +290,9 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool) (*Se
 	}
 	if err == nil {
 		s = m.newSession(md, dir)
+		for _, o := range opts {
+			o(s)
+		}
 		s.users = 1 // the creator holds it until Release
 		m.sessions[md.ID] = s
 	}

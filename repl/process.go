@@ -13,17 +13,17 @@ import (
 func InWorkers(pool *sandbox.Pool, allow sandbox.Allowlist, memory int64) NewEvaluator {
 	return func(ctx context.Context, spec EvaluatorSpec) (Evaluator, error) {
 		return pool.Get(ctx, sandbox.WorkerOptions{
-			Dir: spec.Dir, Allow: allow, Stdout: spec.Stdout, Stderr: spec.Stderr, Memory: memory, Group: spec.Owner,
+			Dir: spec.Dir, Allow: allow, Stdout: spec.Stdout, Stderr: spec.Stderr, Memory: memory, Group: spec.Owner, Env: spec.Env,
 		})
 	}
 }
 
 // InWorkersFor is InWorkers with each session's worker options (limits per
-// user) chosen by opts; Dir, Stdout and Stderr are the session's.
+// user) chosen by opts; Dir, Stdout, Stderr and Env are the session's.
 func InWorkersFor(pool *sandbox.Pool, opts func(EvaluatorSpec) sandbox.WorkerOptions) NewEvaluator {
 	return func(ctx context.Context, spec EvaluatorSpec) (Evaluator, error) {
 		o := opts(spec)
-		o.Dir, o.Stdout, o.Stderr = spec.Dir, spec.Stdout, spec.Stderr
+		o.Dir, o.Stdout, o.Stderr, o.Env = spec.Dir, spec.Stdout, spec.Stderr, spec.Env
 		return pool.Get(ctx, o)
 	}
 }

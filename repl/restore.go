@@ -114,7 +114,7 @@ func (s *Session) startEvaluator(ctx context.Context) (Evaluator, uint64, error)
 	s.startCancels[key] = cancel
 	s.mu.Unlock()
 
-	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr})
+	ev, err := s.m.newEvaluator(ctx, EvaluatorSpec{ID: s.id, Owner: s.owner, Dir: s.dir, Stdout: &s.stdout, Stderr: &s.stderr, Env: s.env})
 	s.mu.Lock()
 	delete(s.startCancels, key)
 	closed := s.closed

@@ -20,7 +20,8 @@ import (
 type Session struct {
 	id, owner, dir string
 	created        time.Time
-	ephemeral      bool // a script's or one-shot eval's: removed when it ends, and by the next host
+	ephemeral      bool     // a script's or one-shot eval's: removed when it ends, and by the next host
+	env            []string // the code's environment (WithEnv), fixed at Create; not kept on disk
 	m              *Manager
 	journal        *Journal
 	stdout, stderr switchWriter

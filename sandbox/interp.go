@@ -37,6 +37,10 @@ type Options struct {
 	// NoLowering sends cells to yaegi as typed, without the Go 1.26 front
 	// end (for comparison runs).
 	NoLowering bool
+	// Env is the environment the code sees (os.Getenv), NAME=VALUE
+	// entries checked by CheckEnv, beside HOME (the session's files/). It is
+	// the interpreter's own: the host's process environment is not touched.
+	Env []string
 	// WorkDir says the process already runs in the session's files/ (a
 	// worker); empty: relative file names are resolved against Dir/files by
 	// the os functions offered to the code, as in-process sessions share the
@@ -91,6 +95,9 @@ const DefaultStopWait = 2 * time.Second
 
 // NewInterp returns a fresh interpreter for a session.
 func NewInterp(opts Options) (*Interp, error) {
+	if err := CheckEnv(opts.Env); err != nil {
+		return nil, err
+	}
 	stdout, stderr := opts.Stdout, opts.Stderr
 	if stdout == nil {
 		stdout = io.Discard
@@ -109,7 +116,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		Stdout: stdout,
 		Stderr: filter,
 		Args:   []string{"replhost"},
-		Env:    []string{"HOME=" + filepath.Join(opts.Dir, "files")},
+		Env:    interpEnv(opts.Env, filepath.Join(opts.Dir, "files")),
 	})
 	exports := withFlagSet(opts.Allow.Exports(), filter)
 	if opts.Dir != "" && opts.WorkDir == "" {
@@ -148,11 +155,14 @@ func NewInterp(opts Options) (*Interp, error) {
 
 // adoptDir gives an interpreter made without a session directory (by a
 // pool's idle worker, which runs in the session's files/: Options.WorkDir)
-// its session's: uploads under dir/classes, HOME dir/files. Only before its
-// first cell.
-func (in *Interp) adoptDir(dir string) error {
+// its session's: uploads under dir/classes, HOME dir/files, the
+// environment env (see Options.Env). Only before its first cell.
+func (in *Interp) adoptDir(dir string, env []string) error {
 	classes := filepath.Join(dir, "classes")
 	if err := yaegix.SetDir(in.yi, classes, filepath.Join(dir, "files")); err != nil {
+		return err
+	}
+	if err := yaegix.SetEnv(in.yi, env); err != nil {
 		return err
 	}
 	if in.lower != nil {

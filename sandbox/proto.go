@@ -213,6 +213,7 @@ type initMsg struct {
 	OutputCap int64    // bytes of output per cell
 	UID, GID  int      `json:",omitempty"` // run as these (the worker starts as root); 0: stay
 	Disk      int64    `json:",omitempty"` // RLIMIT_FSIZE: the session's disk quota
+	Env       []string `json:",omitempty"` // the code's environment (CheckEnv), beside HOME
 }
 
 // Result kinds of resultMsg.

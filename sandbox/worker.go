@@ -65,6 +65,9 @@ type WorkerOptions struct {
 	Disk int64
 	// Users are the uids workers run as; nil: the host's own.
 	Users *WorkerUsers
+	// Env is the environment the session's code sees (see Options.Env);
+	// checked by CheckEnv before it is sent.
+	Env []string
 
 	denyNet  bool // tests: Landlock denies TCP even if the allowlist has net
 	noCgroup bool // tests: watch RSS instead of making a cgroup

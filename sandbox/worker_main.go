@@ -147,6 +147,9 @@ func (ws *workerSide) init(p []byte) error {
 	if ws.ready != nil {
 		return errors.New("worker already has a session")
 	}
+	if err := CheckEnv(m.Env); err != nil {
+		return err
+	}
 	if m.Memory > 0 {
 		// The collector works hard before the cap kills; unbounded
 		// recursion ends with "goroutine stack exceeds" before the cap,
@@ -177,11 +180,11 @@ func (ws *workerSide) makeInterp(m initMsg, files string) {
 	)
 	if ws.pre != nil && len(m.Allow) == 0 {
 		in, reg = ws.pre, ws.preReg
-		err = in.adoptDir(m.Dir)
+		err = in.adoptDir(m.Dir, m.Env)
 	}
 	ws.pre, ws.preReg = nil, nil
 	if err != nil {
-		in, reg, err = ws.newInterp(m.Dir, files, m.Allow)
+		in, reg, err = ws.newInterp(m.Dir, files, m.Allow, m.Env)
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -208,13 +211,14 @@ func (ws *workerSide) session() (*Interp, *udf.Registry, error) {
 
 // newInterp makes an interpreter for the session in dir (none yet: "")
 // with its UDF registry.
-func (ws *workerSide) newInterp(dir, files string, allow []string) (*Interp, *udf.Registry, error) {
+func (ws *workerSide) newInterp(dir, files string, allow, env []string) (*Interp, *udf.Registry, error) {
 	reg := &udf.Registry{}
 	stderr := streamWriter{ws.out, msgStderr}
 	in, err := NewInterp(Options{
 		Dir:     dir,
 		WorkDir: files, // relative names resolve in the process's own working directory
 		Allow:   NewAllowlist(allow),
+		Env:     env,
 		Stdout:  streamWriter{ws.out, msgStdout},
 		Stderr:  stderr,
 		Use:     append([]interp.Exports{udf.Exports(reg, stderr)}, ws.extra),
@@ -234,7 +238,7 @@ func (ws *workerSide) warm() {
 	idle := ws.ready == nil
 	ws.mu.Unlock()
 	if idle && ws.pre == nil {
-		ws.pre, ws.preReg, _ = ws.newInterp("", "", nil)
+		ws.pre, ws.preReg, _ = ws.newInterp("", "", nil, nil)
 	}
 }
 

@@ -132,6 +132,9 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 	if opts.Dir == "" {
 		return errors.New("sandbox: WorkerOptions.Dir is required")
 	}
+	if err := CheckEnv(opts.Env); err != nil {
+		return err
+	}
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return err
@@ -186,6 +189,7 @@ func (w *Worker) configure(ctx context.Context, opts WorkerOptions, timeout time
 		Memory:    memory,
 		OutputCap: outputCap,
 		Disk:      disk,
+		Env:       opts.Env,
 	}
 	if ids != nil {
 		init.UID, init.GID = ids.UID, ids.GID

@@ -78,7 +78,7 @@ func (s *Server) cmdNew(sess ssh.Session, args string) int {
 	if strings.TrimSpace(args) != "" {
 		return usageError(sess, s.execs["new"].usage)
 	}
-	rs, err := s.cfg.Manager.Create(sess.Context(), sess.User())
+	rs, err := s.cfg.Manager.Create(sess.Context(), sess.User(), repl.WithEnv(s.sessionEnv(sess)))
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
 		return 1

@@ -28,8 +28,8 @@ type B struct{ x Color; Y Color }
 // fmt calls String and Error of the session's types at any depth, as Go
 // does, in generic functions too: each line of want is what `go run`
 // prints for the same program.
-// Not yet right (yaegi v0.16.1 panics on assertions of what an []any
-// holds): a Stringer inside an []any prints without its method.
+// A value behind an interface (an []any's element, a field of type any)
+// is formatted by its method too, and so are its parts (B's Y).
 func TestFmtMethodsAtAnyDepth(t *testing.T) {
 	h := testhost.Start(t, testhost.Options{Process: true})
 	script := fmtDeepDecls + `fmt.Println([]Color{Red, Blue})
@@ -56,6 +56,9 @@ type W[T any] struct{ V T; S Shape }
 func Show[T any](xs []T, w W[T]) { fmt.Println(xs, w) }
 Show([]Color{Red}, W[Color]{V: Blue})
 Show([]int{1}, W[int]{V: 2, S: Sq{1}})
+fmt.Println([]any{Red, 1, Sq{2}, E{"y"}}, map[string]any{"a": Blue}, A{V: Green})
+fmt.Printf("%+v %d %s\n", []any{P{1}}, []any{Blue}, []any{E{"z"}})
+fmt.Printf("%v %+v\n", []any{B{Red, Blue}}, map[string]any{"b": B{Y: Green}})
 `
 	want := `[Red Blue]
 map[a:Red b:Green]
@@ -77,6 +80,9 @@ Sq(4)
 ["Red"] {477265656e <nil>}
 [Red] {Blue <nil>}
 [1] {2 Sq(1)}
+[Red 1 Sq(2) E:y] map[a:Blue] {Green <nil> <nil> <nil>}
+[{X:1}] [2] [E:z]
+[{0 Blue}] map[b:{x:0 Y:Green}]
 `
 	r := h.Run(t, "alice", "", script)
 	if r.Status != 0 || r.Stdout != want {
@@ -100,6 +106,8 @@ func TestScreenShownMethodsAtAnyDepth(t *testing.T) {
 		{"[]Shape{Sq{1}, Sq{2}}", "[Sq(1) Sq(2)]"},
 		{"B{Red, Green}", "{x:0 Y:Green}"},
 		{"Green + 1", "Blue"},
+		{"[]any{Red, 1, Sq{3}}", "[Red 1 Sq(3)]"},
+		{"A{V: Blue}", "{V:Blue E:<nil> S:<nil> N:<nil>}"},
 	} {
 		s.Type(tc.cell)
 		s.Keys("Enter")

@@ -15,7 +15,7 @@ import (
 func TestScreenShownValuesThroughWorker(t *testing.T) {
 	h := testhost.Start(t, testhost.Options{Process: true})
 	s, _ := openScreen(t, h, 80, 30)
-	run(s, `import ("encoding/json"; "fmt"; "strconv")`)
+	run(s, `import ("encoding/json"; "fmt"; "maps"; "strconv")`)
 	run(s, `type P struct{ X, Y int }; type Node struct{ V int; Next *Node }`)
 	run(s, `type Temp float64; func (t Temp) String() string { return fmt.Sprintf("%.1f°C", float64(t)) }`)
 	for _, tc := range []struct{ cell, want string }{
@@ -26,7 +26,8 @@ func TestScreenShownValuesThroughWorker(t *testing.T) {
 		{`strconv.Atoi("42")`, "42"},
 		{`strconv.Atoi("x")`, `strconv.Atoi: parsing "x": invalid syntax`},
 		{"strconv.Itoa", "func(int) string"},
-		{`json.Unmarshal([]byte("1"), new(int)); 5`, "5"}, // a nil error mid-cell shows nothing
+		{`maps.Keys(map[string]int{"a": 1})`, "iter.Seq[string]"}, // a named func type by its name
+		{`json.Unmarshal([]byte("1"), new(int)); 5`, "5"},         // a nil error mid-cell shows nothing
 	} {
 		s.Type(tc.cell)
 		s.Keys("Enter")

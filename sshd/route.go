@@ -42,7 +42,7 @@ func (s *Server) route(sess ssh.Session) {
 
 // interactiveNew opens a new session on the user's terminal.
 func (s *Server) interactiveNew(sess ssh.Session) int {
-	rs, err := s.cfg.Manager.Create(sess.Context(), sess.User())
+	rs, err := s.cfg.Manager.Create(sess.Context(), sess.User(), repl.WithEnv(s.sessionEnv(sess)))
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
 		return 1
@@ -108,7 +108,7 @@ func (s *Server) script(sess ssh.Session, id string) int {
 func (s *Server) session(sess ssh.Session, id string) (*repl.Session, func(), error) {
 	m := s.cfg.Manager
 	if id == "" {
-		rs, err := m.CreateEphemeral(sess.Context(), sess.User())
+		rs, err := m.CreateEphemeral(sess.Context(), sess.User(), repl.WithEnv(s.sessionEnv(sess)))
 		if err != nil {
 			return nil, nil, err
 		}

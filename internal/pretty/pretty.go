@@ -142,6 +142,9 @@ func (p *printer) node(v reflect.Value, depth int, top bool) node {
 		}
 		return leaf(v.Type().String())
 	case reflect.Chan, reflect.UnsafePointer:
+		if !v.CanInterface() { // inside a value of yaegi's own, read by reflect
+			return leaf(fmt.Sprintf("%#x", v.Pointer()))
+		}
 		return leaf(fmt.Sprint(v.Interface()))
 	case reflect.Pointer:
 		if v.IsNil() {
@@ -256,6 +259,9 @@ func printableBytes(v reflect.Value) (string, bool) {
 func (p *printer) mirrored(v reflect.Value, depth int) (node, bool) {
 	if !v.CanInterface() {
 		return node{}, false
+	}
+	if inner, ok := fmtmirror.Unwrap(v.Interface()); ok {
+		return p.node(reflect.ValueOf(inner), depth, false), true
 	}
 	switch m := v.Interface().(type) {
 	case fmtmirror.Struct:

@@ -1,0 +1,35 @@
+package yaegix
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// What yaegi hands native code for a value of an interpreted type with
+// methods held in an interface (an element of an []any, a map value, a
+// field of interface type): its unexported valueInterface, a struct of the
+// value's *node (its interpreted type) and the value as a reflect.Value.
+// fmt prints it as `{0xc000… {…}}`.
+
+var reflectValueType = reflect.TypeFor[reflect.Value]()
+
+// IsWrapped reports whether t is yaegi's valueInterface; false if its
+// layout moved (the value is then handed over as it is).
+func IsWrapped(t reflect.Type) bool {
+	return t != nil && t.Kind() == reflect.Struct && t.Name() == "valueInterface" &&
+		t.PkgPath() == "github.com/traefik/yaegi/interp" &&
+		t.NumField() == 2 && t.Field(1).Type == reflectValueType
+}
+
+// Unwrap returns the value a valueInterface v holds, as native code sees a
+// value of its type (its underlying type, methods gone); nil if it holds
+// none (any(s) of a nil interface s) or cannot be read.
+func Unwrap(v reflect.Value) any {
+	c := reflect.New(v.Type()).Elem() // addressable, so its field can be read
+	c.Set(v)
+	inner := *(*reflect.Value)(unsafe.Pointer(c.Field(1).UnsafeAddr()))
+	if !inner.IsValid() || !inner.CanInterface() {
+		return nil
+	}
+	return inner.Interface()
+}
