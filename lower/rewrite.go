@@ -258,6 +258,9 @@ func (r *rewriter) post(n ast.Node) {
 		r.constCase(n)
 	case *ast.GenDecl:
 		r.constValues(n)
+	case *ast.SwitchStmt:
+		r.ifaceSwitch(n)
+		r.taglessCases(n)
 	case *ast.TypeSwitchStmt:
 		r.typeSwitchInstance(n)
 	case *ast.UnaryExpr:
@@ -266,6 +269,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.constNegZero(n)
 	case *ast.BinaryExpr:
 		r.constShift(n)
+		r.ifaceCompare(n)
 		r.boolToIface(n)
 	case *ast.CallExpr:
 		r.builtinCall(n)

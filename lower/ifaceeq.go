@@ -1,0 +1,244 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
+// Comparisons of interface values. yaegi v0.16.1 boxes a value whose type
+// has methods in a struct of its own (interp.valueInterface: the node the
+// value came from and the value) and compares two interface values by
+// comparing those boxes, so `var a, b any = u, u; a == b` is false for a
+// U16 with methods, and so is `u == a`. ifaceCompare hands every == and !=
+// with an interface operand to IfaceEq, which compares what the boxes hold.
+
+func init() {
+	Runtime[rtPath+"/rt"]["IfaceEq"] = reflect.ValueOf(IfaceEq)
+}
+
+// ifaceCompare rewrites x == y and x != y where x or y is an interface (and
+// neither is nil) as rt.IfaceEq(any(x), any(y)).
+func (r *rewriter) ifaceCompare(b *ast.BinaryExpr) {
+	if b.Op != token.EQL && b.Op != token.NEQ {
+		return
+	}
+	if tv := r.code.info.Types[b]; tv.Value != nil {
+		return
+	}
+	tx, ty := r.typeOf(b.X), r.typeOf(b.Y)
+	if tx == nil || ty == nil || isNilType(tx) || isNilType(ty) {
+		return // yaegi compares with nil by itself
+	}
+	if !types.IsInterface(tx) && !types.IsInterface(ty) {
+		return
+	}
+	if isTypeParam(tx) || isTypeParam(ty) {
+		return // a generic body left as it is
+	}
+	call := r.ctx.qualify(rtPath) + ".IfaceEq(" + anyOf(r.nodeText(b.X), tx) + ", " + anyOf(r.nodeText(b.Y), ty) + ")"
+	if b.Op == token.NEQ {
+		call = "!" + call
+	}
+	r.replaceNode(b, call)
+}
+
+func isNilType(t types.Type) bool {
+	bt, ok := t.(*types.Basic)
+	return ok && bt.Kind() == types.UntypedNil
+}
+
+func isTypeParam(t types.Type) bool {
+	_, ok := types.Unalias(t).(*types.TypeParam)
+	return ok
+}
+
+// anyOf is the text of an operand as an interface value: a concrete one is
+// converted (yaegi boxes it with its type); an interface one is left as is.
+func anyOf(text string, t types.Type) string {
+	if types.IsInterface(t) {
+		return text
+	}
+	return "interface{}(" + text + ")"
+}
+
+// IfaceEq reports whether two interface values are equal as Go defines it:
+// the same dynamic type and equal values (it panics, as == does, when the
+// type is not comparable). Boxes of yaegi are opened first.
+func IfaceEq(a, b any) bool {
+	ta, va := unbox(a)
+	tb, vb := unbox(b)
+	if !va.IsValid() || !vb.IsValid() {
+		return va.IsValid() == vb.IsValid()
+	}
+	if va.Type() != vb.Type() {
+		return false
+	}
+	if ta.known && tb.known && ta.ptr != tb.ptr {
+		return false // two interpreted types of one representation
+	}
+	// yaegi boxes a value of a type with methods only on some paths (a
+	// variable of a declared interface type holds it bare), so a box
+	// against a bare value says nothing of their types.
+	return va.Interface() == vb.Interface()
+}
+
+// dynType is the dynamic type of an interface value as yaegi knows it.
+type dynType struct {
+	known bool    // a box said its type
+	ptr   uintptr // its *itype
+}
+
+// The box of yaegi v0.16.1: struct{ node *node; value reflect.Value }.
+const boxPkg, boxName = "github.com/traefik/yaegi/interp", "valueInterface"
+
+// unbox returns the dynamic type of an interface value and the value.
+func unbox(a any) (dynType, reflect.Value) {
+	v := reflect.ValueOf(a)
+	var typ dynType
+	for v.IsValid() {
+		if v.Kind() == reflect.Interface {
+			v = v.Elem()
+			continue
+		}
+		t := v.Type()
+		if t.Kind() != reflect.Struct || t.Name() != boxName || t.PkgPath() != boxPkg || t.NumField() != 2 {
+			break
+		}
+		c := reflect.New(t).Elem()
+		c.Set(v)
+		if n := c.Field(0); n.Kind() == reflect.Pointer && !n.IsNil() {
+			if it := n.Elem().FieldByName("typ"); it.IsValid() && it.Kind() == reflect.Pointer && !it.IsNil() {
+				if !isInterfaceIType(it) {
+					typ.known, typ.ptr = true, it.Pointer()
+				}
+			}
+		}
+		f := c.Field(1)
+		if f.Type() != reflect.TypeOf(reflect.Value{}) {
+			break
+		}
+		v = *(*reflect.Value)(unsafe.Pointer(f.UnsafeAddr()))
+	}
+	return typ, v
+}
+
+// Categories of yaegi v0.16.1's types (interp.tcat).
+const (
+	tcatError     = 13
+	tcatInterface = 18
+	tcatLinked    = 24
+)
+
+// isInterfaceIType reports whether a yaegi *itype is an interface type (a
+// box made from a value of static interface type: its node says nothing of
+// the dynamic type).
+func isInterfaceIType(it reflect.Value) bool {
+	for i := 0; i < 100 && it.Kind() == reflect.Pointer && !it.IsNil(); i++ {
+		cat := it.Elem().FieldByName("cat")
+		if !cat.IsValid() || !cat.CanUint() {
+			return true
+		}
+		switch cat.Uint() {
+		case tcatError, tcatInterface:
+			return true
+		case tcatLinked:
+			it = it.Elem().FieldByName("val")
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// ifaceSwitch rewrites an expression switch that compares an interface
+// with its cases (`switch x { case "a": }` with x an interface, or a case
+// that is one) into a switch of bool cases over IfaceEq: yaegi compares
+// the boxes there too, or panics converting the case to the tag's type.
+// The tag is evaluated once, into a variable of the switch, as Go does.
+func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
+	if s.Tag == nil {
+		r.ifaceCasesOfTrue(s)
+		return
+	}
+	tt := r.typeOf(s.Tag)
+	if tt == nil || isTypeParam(tt) {
+		return
+	}
+	iface, cases := false, 0
+	for _, st := range s.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			t := r.typeOf(e)
+			if t == nil || isTypeParam(t) {
+				return
+			}
+			cases++
+			if !isNilType(t) && (types.IsInterface(tt) || types.IsInterface(t)) {
+				iface = true
+			}
+		}
+	}
+	if !iface || cases == 0 {
+		return
+	}
+	tag := r.nodeText(s.Tag)
+	if s.Init == nil {
+		name := r.ctx.name("tag")
+		r.replaceNode(s.Tag, name+" := "+tag+";")
+		tag = name
+	} else if !sideEffectFree(s.Tag) {
+		return // evaluated once per case: only a tag without calls
+	} else {
+		r.replaceNode(s.Tag, "")
+	}
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
+		var cmps []string
+		for _, e := range cc.List {
+			t := r.typeOf(e)
+			switch {
+			case isNilType(t):
+				cmps = append(cmps, tag+" == nil")
+			case types.IsInterface(tt) || types.IsInterface(t):
+				cmps = append(cmps, r.ctx.qualify(rtPath)+".IfaceEq("+anyOf(tag, tt)+", "+anyOf(r.nodeText(e), t)+")")
+			default:
+				cmps = append(cmps, tag+" == "+r.nodeText(e))
+			}
+		}
+		if len(cmps) > 0 {
+			// One expression: see taglessCases.
+			r.replace(r.off(cc.List[0].Pos()), r.off(cc.List[len(cc.List)-1].End()), strings.Join(cmps, " || "))
+		}
+	}
+}
+
+// sideEffectFree reports an expression of names, selectors, literals and
+// operators only: evaluating it again gives the same value.
+func sideEffectFree(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.FuncLit, *ast.CompositeLit, *ast.IndexExpr, *ast.StarExpr, *ast.TypeAssertExpr:
+			ok = false
+		case *ast.UnaryExpr:
+			ok = ok && n.Op != token.ARROW
+		}
+		return ok
+	})
+	return ok
+}
+
+// ifaceCasesOfTrue rewrites the cases of interface type in a switch without
+// a tag (`switch { case i: }`, which compares true == i).
+func (r *rewriter) ifaceCasesOfTrue(s *ast.SwitchStmt) {
+	for _, st := range s.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if t := r.typeOf(e); t != nil && types.IsInterface(t) && !isTypeParam(t) {
+				r.replaceNode(e, r.ctx.qualify(rtPath)+".IfaceEq(interface{}(true), "+r.nodeText(e)+")")
+			}
+		}
+	}
+}
