@@ -275,6 +275,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.builtinCall(n)
 		r.printCall(n)
 		r.fatalCall(n)
+		r.finalizerLit(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:
