@@ -41,6 +41,7 @@ type rewriter struct {
 	// wrapped is set while visiting a top-level statement that the
 	// lowering puts inside a function literal.
 	wrapped bool
+	sel     selectState // see selectorder.go
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
@@ -230,6 +231,8 @@ func (r *rewriter) pre(n ast.Node) bool {
 		if r.isRangeFunc(n) {
 			r.enterRangeFunc(n)
 		}
+	case *ast.SelectStmt:
+		r.selectOrderPre(n)
 	case *ast.Ident:
 		return r.ident(n)
 	}
@@ -238,6 +241,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 
 // post is called after a node's children.
 func (r *rewriter) post(n ast.Node) {
+	defer r.selectOperandDone(n)
 	switch n := n.(type) {
 	case *ast.RangeStmt:
 		switch {
@@ -254,6 +258,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.loopVarFor(n)
 	case *ast.CommClause:
 		r.selectAssign(n)
+	case *ast.SelectStmt:
+		r.selectOrder(n)
 	case *ast.CaseClause:
 		r.constCase(n)
 	case *ast.GenDecl:
