@@ -157,7 +157,9 @@ func isInterfaceIType(it reflect.Value) bool {
 // ifaceSwitch rewrites an expression switch that compares an interface
 // with its cases (`switch x { case "a": }` with x an interface, or a case
 // that is one) into a switch of bool cases over IfaceEq: yaegi compares
-// the boxes there too, or panics converting the case to the tag's type.
+// the boxes there too, or panics converting the case to the tag's type. A
+// case of another type than the tag's (`case ch2:` of type <-chan T with a
+// chan T tag), which yaegi never matched, becomes an == of its own.
 // The tag is evaluated once, into a variable of the switch, as Go does.
 func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
 	if s.Tag == nil {
@@ -176,8 +178,8 @@ func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
 				return
 			}
 			cases++
-			if !isNilType(t) && (types.IsInterface(tt) || types.IsInterface(t)) {
-				iface = true
+			if !isNilType(t) && (types.IsInterface(tt) || types.IsInterface(t) || !types.Identical(tt, t)) {
+				iface = true // or a case of another type (a chan <-chan T of a chan T tag)
 			}
 		}
 	}
@@ -204,8 +206,12 @@ func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
 				cmps = append(cmps, tag+" == nil")
 			case types.IsInterface(tt) || types.IsInterface(t):
 				cmps = append(cmps, r.ctx.qualify(rtPath)+".IfaceEq("+anyOf(tag, tt)+", "+anyOf(r.nodeText(e), t)+")")
-			default:
+			case types.Identical(tt, t):
 				cmps = append(cmps, tag+" == "+r.nodeText(e))
+			case types.AssignableTo(t, tt):
+				cmps = append(cmps, tag+" == ("+r.ctx.typeText(tt, r.subst)+")("+r.nodeText(e)+")")
+			default: // yaegi compares only operands of one type
+				cmps = append(cmps, "("+r.ctx.typeText(t, r.subst)+")("+tag+") == "+r.nodeText(e))
 			}
 		}
 		if len(cmps) > 0 {

@@ -282,6 +282,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.printCall(n)
 		r.fatalCall(n)
 		r.finalizerLit(n)
+		r.appendArgs(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:
