@@ -178,7 +178,11 @@ func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
 				return
 			}
 			cases++
-			if !isNilType(t) && (types.IsInterface(tt) || types.IsInterface(t) || !types.Identical(tt, t)) {
+			switch {
+			case isNilType(t):
+				// yaegi matches a nil case of a slice, map or func tag never
+				iface = iface || !types.IsInterface(tt)
+			case types.IsInterface(tt) || types.IsInterface(t) || !types.Identical(tt, t):
 				iface = true // or a case of another type (a chan <-chan T of a chan T tag)
 			}
 		}
