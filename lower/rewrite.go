@@ -292,6 +292,10 @@ func (r *rewriter) post(n ast.Node) {
 		r.deferStmt(n)
 	case *ast.GoStmt:
 		r.goStmt(n)
+	case *ast.FuncDecl:
+		r.zeroResults(n.Type, n.Body)
+	case *ast.FuncLit:
+		r.zeroResults(n.Type, n.Body)
 	case *ast.AssignStmt:
 		r.shiftAssign(n)
 		r.tupleAssign(n)
