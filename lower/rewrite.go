@@ -234,6 +234,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 	case *ast.SelectStmt:
 		r.selectOrderPre(n)
 	case *ast.Ident:
+		r.bigConst(n) // post is not called for an identifier ident handles
 		return r.ident(n)
 	}
 	return true
@@ -242,6 +243,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 // post is called after a node's children.
 func (r *rewriter) post(n ast.Node) {
 	defer r.selectOperandDone(n)
+	r.bigConst(n)
 	switch n := n.(type) {
 	case *ast.RangeStmt:
 		switch {

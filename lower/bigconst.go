@@ -1,0 +1,98 @@
+package lower
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// bigConst writes the value of a constant expression that involves an
+// integer constant beyond int64 (`1 << 100`, `chuge - 1`, `1 << 63` of a
+// uint64): yaegi v0.16.1 computes constant expressions in int64 and stops
+// ("constant 9223372036854775808 overflows int64"). Go computes them
+// exactly; the lowering writes the result: an integer of its type, a float
+// literal for a float (the nearest float64, as Go rounds), the bool of a
+// comparison. An untyped integer constant declared beyond int64 is
+// declared as a float literal: its uses are all written as values.
+func (r *rewriter) bigConst(n ast.Node) {
+	e, ok := n.(ast.Expr)
+	if !ok {
+		return
+	}
+	tv, ok := r.code.info.Types[e]
+	if !ok || tv.Value == nil || tv.IsType() {
+		return
+	}
+	if p, ok := r.parent().(ast.Expr); ok {
+		if ptv, ok := r.code.info.Types[p]; ok && ptv.Value != nil && !ptv.IsType() {
+			return // the enclosing constant expression is written whole
+		}
+	}
+	if !r.involvesBigInt(e) {
+		return
+	}
+	if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.INT && tv.Type != nil && isTypedInteger(tv.Type) {
+		return // a literal yaegi reads in its type
+	}
+	text, ok := r.bigConstText(tv)
+	if ok {
+		r.replaceNode(e, text)
+	}
+}
+
+// involvesBigInt reports whether e or a constant inside it is an integer
+// beyond int64.
+func (r *rewriter) involvesBigInt(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(x ast.Node) bool {
+		if xe, ok := x.(ast.Expr); ok {
+			if tv, ok := r.code.info.Types[xe]; ok && tv.Value != nil && tv.Value.Kind() == constant.Int {
+				if _, exact := constant.Int64Val(tv.Value); !exact {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func isTypedInteger(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUntyped == 0
+}
+
+// bigConstText is the source of a constant value in its type.
+func (r *rewriter) bigConstText(tv types.TypeAndValue) (string, bool) {
+	b, ok := r.concrete(tv.Type).Underlying().(*types.Basic)
+	if !ok {
+		return "", false
+	}
+	wrap := func(lit string) string {
+		if b.Info()&types.IsUntyped != 0 {
+			return lit
+		}
+		return r.ctx.typeExprText(r.concrete(tv.Type), r.subst) + "(" + lit + ")"
+	}
+	v := tv.Value
+	switch {
+	case v.Kind() == constant.Bool:
+		return wrap(strconv.FormatBool(constant.BoolVal(v))), true
+	case b.Info()&types.IsFloat != 0 || b.Info()&types.IsUntyped != 0 && v.Kind() == constant.Int:
+		f, _ := constant.Float64Val(constant.ToFloat(v))
+		lit := strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(lit, ".eEnI") {
+			lit += ".0"
+		}
+		if strings.ContainsAny(lit, "nI") {
+			return "", false // beyond float64: Go refuses it too
+		}
+		return wrap(lit), true
+	case b.Info()&types.IsInteger != 0 && v.Kind() == constant.Int:
+		return wrap(v.ExactString()), true
+	}
+	return "", false
+}
