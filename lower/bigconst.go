@@ -31,7 +31,7 @@ func (r *rewriter) bigConst(n ast.Node) {
 			return // the enclosing constant expression is written whole
 		}
 	}
-	if !r.involvesBigInt(e) {
+	if !r.involvesBigInt(e) && !r.involvesComplex(e) {
 		return
 	}
 	if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.INT && tv.Type != nil && isTypedInteger(tv.Type) {
@@ -53,6 +53,32 @@ func (r *rewriter) involvesBigInt(e ast.Expr) bool {
 				if _, exact := constant.Int64Val(tv.Value); !exact {
 					found = true
 				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// involvesComplex reports whether e is or holds a complex constant or a
+// constant real, imag or complex call: yaegi v0.16.1 computes those with
+// the wrong kinds ("call of reflect.Value.Complex on int64 Value").
+func (r *rewriter) involvesComplex(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+				if b, ok := r.code.info.Uses[id].(*types.Builtin); ok {
+					switch b.Name() {
+					case "real", "imag", "complex":
+						found = true
+					}
+				}
+			}
+		case ast.Expr:
+			if tv, ok := r.code.info.Types[x]; ok && tv.Value != nil && tv.Value.Kind() == constant.Complex {
+				found = true
 			}
 		}
 		return !found
@@ -82,17 +108,30 @@ func (r *rewriter) bigConstText(tv types.TypeAndValue) (string, bool) {
 	case v.Kind() == constant.Bool:
 		return wrap(strconv.FormatBool(constant.BoolVal(v))), true
 	case b.Info()&types.IsFloat != 0 || b.Info()&types.IsUntyped != 0 && v.Kind() == constant.Int:
-		f, _ := constant.Float64Val(constant.ToFloat(v))
-		lit := strconv.FormatFloat(f, 'g', -1, 64)
-		if !strings.ContainsAny(lit, ".eEnI") {
-			lit += ".0"
-		}
-		if strings.ContainsAny(lit, "nI") {
-			return "", false // beyond float64: Go refuses it too
-		}
-		return wrap(lit), true
+		lit, ok := floatLit(v)
+		return wrap(lit), ok
 	case b.Info()&types.IsInteger != 0 && v.Kind() == constant.Int:
 		return wrap(v.ExactString()), true
+	case b.Info()&types.IsComplex != 0:
+		re, ok1 := floatLit(constant.Real(v))
+		im, ok2 := floatLit(constant.Imag(v))
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		return wrap("(" + re + " + " + im + "i)"), true
 	}
 	return "", false
+}
+
+// floatLit writes a constant as a float literal (the nearest float64).
+func floatLit(v constant.Value) (string, bool) {
+	f, _ := constant.Float64Val(constant.ToFloat(v))
+	lit := strconv.FormatFloat(f, 'g', -1, 64)
+	if strings.ContainsAny(lit, "nI") {
+		return "", false // beyond float64: Go refuses it too
+	}
+	if !strings.ContainsAny(lit, ".eE") {
+		lit += ".0"
+	}
+	return lit, true
 }
