@@ -285,6 +285,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.fatalCall(n)
 		r.finalizerLit(n)
 		r.appendArgs(n)
+		r.builtinSpread(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 	case *ast.ReturnStmt:
@@ -294,6 +295,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.deferStmt(n)
 	case *ast.GoStmt:
 		r.goStmt(n)
+	case *ast.ArrayType:
+		r.arrayLen(n)
 	case *ast.FuncDecl:
 		r.zeroResults(n.Type, n.Body)
 	case *ast.FuncLit:
