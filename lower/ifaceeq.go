@@ -34,6 +34,7 @@ func (r *rewriter) ifaceCompare(b *ast.BinaryExpr) {
 		return // yaegi compares with nil by itself
 	}
 	if !types.IsInterface(tx) && !types.IsInterface(ty) {
+		r.mixedCompare(b, tx, ty)
 		return
 	}
 	if isTypeParam(tx) || isTypeParam(ty) {
@@ -44,6 +45,27 @@ func (r *rewriter) ifaceCompare(b *ast.BinaryExpr) {
 		call = "!" + call
 	}
 	r.replaceNode(b, call)
+}
+
+// mixedCompare converts an operand of == or != to the other's type where
+// the two differ but one is assignable to the other (a named array type
+// and its literal type, chan T and <-chan T): yaegi v0.16.1 refuses them
+// ("mismatched types").
+func (r *rewriter) mixedCompare(b *ast.BinaryExpr, tx, ty types.Type) {
+	if types.Identical(tx, ty) || isUntyped(tx) || isUntyped(ty) || isTypeParam(tx) || isTypeParam(ty) {
+		return
+	}
+	switch {
+	case types.AssignableTo(ty, tx):
+		r.replaceNode(b.Y, "("+r.ctx.typeText(tx, r.subst)+")("+r.nodeText(b.Y)+")")
+	case types.AssignableTo(tx, ty):
+		r.replaceNode(b.X, "("+r.ctx.typeText(ty, r.subst)+")("+r.nodeText(b.X)+")")
+	}
+}
+
+func isUntyped(t types.Type) bool {
+	bt, ok := t.(*types.Basic)
+	return ok && bt.Info()&types.IsUntyped != 0
 }
 
 func isNilType(t types.Type) bool {
