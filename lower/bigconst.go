@@ -37,10 +37,22 @@ func (r *rewriter) bigConst(n ast.Node) {
 	if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.INT && tv.Type != nil && isTypedInteger(tv.Type) {
 		return // a literal yaegi reads in its type
 	}
+	if b, ok := r.concrete(tv.Type).Underlying().(*types.Basic); ok && b.Info()&types.IsComplex != 0 && b.Info()&types.IsUntyped == 0 && r.inConstDecl() {
+		return // yaegi refuses a typed complex constant written as a literal
+	}
 	text, ok := r.bigConstText(tv)
 	if ok {
 		r.replaceNode(e, text)
 	}
+}
+
+func (r *rewriter) inConstDecl() bool {
+	for _, n := range r.stack {
+		if g, ok := n.(*ast.GenDecl); ok && g.Tok == token.CONST {
+			return true
+		}
+	}
+	return false
 }
 
 // involvesBigInt reports whether e or a constant inside it is an integer
@@ -66,19 +78,19 @@ func (r *rewriter) involvesBigInt(e ast.Expr) bool {
 func (r *rewriter) involvesComplex(e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(x ast.Node) bool {
-		switch x := x.(type) {
-		case *ast.CallExpr:
-			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+		if e, ok := x.(ast.Expr); ok {
+			if tv, ok := r.code.info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.Complex {
+				found = true
+			}
+		}
+		if c, ok := x.(*ast.CallExpr); ok {
+			if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
 				if b, ok := r.code.info.Uses[id].(*types.Builtin); ok {
 					switch b.Name() {
 					case "real", "imag", "complex":
 						found = true
 					}
 				}
-			}
-		case ast.Expr:
-			if tv, ok := r.code.info.Types[x]; ok && tv.Value != nil && tv.Value.Kind() == constant.Complex {
-				found = true
 			}
 		}
 		return !found

@@ -42,6 +42,8 @@ type rewriter struct {
 	// lowering puts inside a function literal.
 	wrapped bool
 	sel     selectState // see selectorder.go
+	// shadowNames are the new names of local types (see shadowtype.go).
+	shadowNames map[*types.TypeName]string
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
@@ -234,7 +236,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 	case *ast.SelectStmt:
 		r.selectOrderPre(n)
 	case *ast.Ident:
-		r.bigConst(n) // post is not called for an identifier ident handles
+		r.shadowType(n)
 		return r.ident(n)
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ var (
 	jobs    = flag.Int("gotestdir.jobs", 3, "cases run at a time")
 	timeout = flag.Duration("gotestdir.timeout", 60*time.Second, "bound on one case")
 	only    = flag.String("gotestdir.run", "", "run only the cases whose name contains this")
+	list    = flag.String("gotestdir.list", "", "run only the cases named in this file (one a line; # starts a comment), e.g. the failing ones after a fix")
 )
 
 // flakyCause starts the cause of a case whose outcome depends on how
@@ -56,12 +58,22 @@ func TestGoTestDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	named, err := loadNames(*list)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var run []Case
 	for _, c := range cases {
 		if truth.Stale(c) {
 			t.Fatalf("%s: no truth for its current source; run scripts/conformance truth", c.Name)
 		}
 		if !truth.Cases[c.Name].IsCase() {
+			continue
+		}
+		if named != nil {
+			if named[c.Name] {
+				run = append(run, c)
+			}
 			continue
 		}
 		if (*all || inCIPart(c.Name)) && strings.Contains(c.Name, *only) {
@@ -140,6 +152,25 @@ func TestGoTestDir(t *testing.T) {
 	if len(diffs) > 0 {
 		t.Log("if the change is intended, record it: scripts/conformance update")
 	}
+}
+
+// loadNames reads a -gotestdir.list file: nil for no file.
+func loadNames(file string) (map[string]bool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if name, _, _ := strings.Cut(strings.TrimSpace(line), "\t"); name != "" {
+			names[name] = true
+		}
+	}
+	return names, nil
 }
 
 func logCounts(t *testing.T, fs map[string]Failure) {
