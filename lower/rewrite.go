@@ -44,6 +44,9 @@ type rewriter struct {
 	sel     selectState // see selectorder.go
 	// shadowNames are the new names of local types (see shadowtype.go).
 	shadowNames map[*types.TypeName]string
+	// brkLabels label the end of statements a select breaks out of
+	// (see selectbreak.go).
+	brkLabels map[*ast.LabeledStmt]string
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
@@ -290,6 +293,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.builtinSpread(n)
 	case *ast.BranchStmt:
 		r.branch(n)
+		r.selectBreak(n)
 	case *ast.ReturnStmt:
 		r.ifaceReturn(n)
 		r.returnStmt(n)
