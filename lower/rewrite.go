@@ -295,6 +295,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.branch(n)
 		r.selectBreak(n)
 	case *ast.ReturnStmt:
+		r.funcReturn(n)
 		r.ifaceReturn(n)
 		r.returnStmt(n)
 	case *ast.DeferStmt:
