@@ -276,6 +276,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.taglessCases(n)
 	case *ast.TypeSwitchStmt:
 		r.typeSwitchInstance(n)
+		r.errorTypeSwitch(n)
 	case *ast.UnaryExpr:
 		r.recvValue(n)
 		r.addrArrayPtrElem(n)

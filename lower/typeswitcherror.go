@@ -1,0 +1,88 @@
+package lower
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// errorTypeSwitch lowers a type switch with a `case error:` into a switch
+// without a tag whose cases are assertions, in the same order:
+//
+//	switch x := v.(type) { case int: A; case error: B; default: C }
+//
+// becomes
+//
+//	switch ʟv := v; { case func() bool { _, ok := ʟv.(int); return ok }(): x := ʟv.(int); A
+//	case func() bool { _, ok := ʟv.(error); return ok }(): x := ʟv.(error); B
+//	default: x := ʟv; C }
+//
+// yaegi v0.16.1's type switch never matches `case error` for a value of a
+// compiled type (*errors.errorString), though the assertion v.(error)
+// does. A labelled switch with an init statement is left as it is (the
+// init needs a block of its own, which the label cannot name); so are
+// instances of generic code, whose cases typeSwitchInstance rewrites.
+func (r *rewriter) errorTypeSwitch(s *ast.TypeSwitchStmt) {
+	if r.subst != nil || !hasErrorCase(r.code.info, s) {
+		return
+	}
+	_, labeled := r.parent().(*ast.LabeledStmt)
+	if labeled && s.Init != nil {
+		return
+	}
+	var bind string
+	var ta *ast.TypeAssertExpr
+	switch a := s.Assign.(type) {
+	case *ast.AssignStmt:
+		bind = a.Lhs[0].(*ast.Ident).Name
+		ta, _ = a.Rhs[0].(*ast.TypeAssertExpr)
+	case *ast.ExprStmt:
+		ta, _ = a.X.(*ast.TypeAssertExpr)
+	}
+	if ta == nil {
+		return
+	}
+	v := r.ctx.name("tsv")
+	head := v + " := " + r.nodeText(ta.X) + ";"
+	if s.Init != nil {
+		r.insert(r.off(s.Pos()), "{ "+r.nodeText(s.Init)+"; ")
+		r.replace(r.off(s.Init.Pos()), r.off(s.Assign.End()), head)
+		r.insert(r.off(s.End()), " }")
+	} else {
+		r.replaceNode(s.Assign, head)
+	}
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
+		binding := v
+		var conds []string
+		for _, e := range cc.List {
+			if tv := r.code.info.Types[e]; tv.IsNil() {
+				conds = append(conds, v+" == nil")
+				continue
+			}
+			t := r.nodeText(e)
+			conds = append(conds, "func() bool { _, ok := "+v+".("+t+"); return ok }()")
+			if len(cc.List) == 1 {
+				binding = v + ".(" + t + ")"
+			}
+		}
+		if len(cc.List) > 0 {
+			r.replace(r.off(cc.List[0].Pos()), r.off(cc.List[len(cc.List)-1].End()), strings.Join(conds, " || "))
+		}
+		if bind != "" && bind != "_" {
+			r.insert(r.off(cc.Colon)+1, " "+bind+" := "+binding+"; _ = "+bind+";")
+		}
+	}
+}
+
+// hasErrorCase reports a case of the predeclared error type.
+func hasErrorCase(info *types.Info, s *ast.TypeSwitchStmt) bool {
+	for _, st := range s.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if tv := info.Types[e]; tv.IsType() && types.Identical(tv.Type, types.Universe.Lookup("error").Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
