@@ -41,7 +41,9 @@ func (r *rewriter) declaredFunc(e ast.Expr) bool {
 		return false
 	}
 	fn, ok := r.code.info.Uses[id].(*types.Func)
-	return ok && fn.Pkg() != nil && fn.Pkg() == r.ctx.chk.pkg && fn.Type().(*types.Signature).Recv() == nil
+	// By path: an earlier cell's function keeps the package of the check
+	// that made it.
+	return ok && fn.Pkg() != nil && fn.Pkg().Path() == r.ctx.chk.pkg.Path() && fn.Type().(*types.Signature).Recv() == nil
 }
 
 // funcWrapper is a function literal of signature sig that calls fn.
