@@ -34,6 +34,9 @@ func (r *rewriter) bigConst(n ast.Node) {
 	if !r.involvesBigInt(e) && !r.involvesComplex(e) {
 		return
 	}
+	if sh, ok := r.parent().(*ast.BinaryExpr); ok && (sh.Op == token.SHL || sh.Op == token.SHR) && sh.Y == e {
+		return // a shift count: yaegi takes a wide one as it is
+	}
 	if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.INT && tv.Type != nil && isTypedInteger(tv.Type) {
 		return // a literal yaegi reads in its type
 	}
@@ -103,14 +106,19 @@ func isTypedInteger(t types.Type) bool {
 	return ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUntyped == 0
 }
 
-// bigConstText is the source of a constant value in its type.
+// bigConstText is the source of a constant value in its type, exact where
+// the type does not round it: an integer literal for an integral value
+// (yaegi reads a wide one in a declaration or a conversion), the ratio of
+// two of them for an untyped fraction, the nearest float64 for a typed
+// float (its type rounds it anyway).
 func (r *rewriter) bigConstText(tv types.TypeAndValue) (string, bool) {
 	b, ok := r.concrete(tv.Type).Underlying().(*types.Basic)
 	if !ok {
 		return "", false
 	}
+	untyped := b.Info()&types.IsUntyped != 0
 	wrap := func(lit string) string {
-		if b.Info()&types.IsUntyped != 0 {
+		if untyped {
 			return lit
 		}
 		return r.ctx.typeExprText(r.concrete(tv.Type), r.subst) + "(" + lit + ")"
@@ -119,20 +127,36 @@ func (r *rewriter) bigConstText(tv types.TypeAndValue) (string, bool) {
 	switch {
 	case v.Kind() == constant.Bool:
 		return wrap(strconv.FormatBool(constant.BoolVal(v))), true
-	case b.Info()&types.IsFloat != 0 || b.Info()&types.IsUntyped != 0 && v.Kind() == constant.Int:
-		lit, ok := floatLit(v)
-		return wrap(lit), ok
-	case b.Info()&types.IsInteger != 0 && v.Kind() == constant.Int:
-		return wrap(v.ExactString()), true
 	case b.Info()&types.IsComplex != 0:
-		re, ok1 := floatLit(constant.Real(v))
-		im, ok2 := floatLit(constant.Imag(v))
+		re, ok1 := realLit(constant.Real(v), untyped)
+		im, ok2 := realLit(constant.Imag(v), false) // an imaginary literal is one number
 		if !ok1 || !ok2 {
 			return "", false
 		}
 		return wrap("(" + re + " + " + im + "i)"), true
+	case b.Info()&types.IsFloat != 0:
+		lit, ok := realLit(v, untyped)
+		return wrap(lit), ok
+	case v.Kind() == constant.Int:
+		return wrap(v.ExactString()), true
 	}
 	return "", false
+}
+
+// realLit writes a real constant as a float literal: exact when untyped
+// (an integer, or the ratio of two), else the nearest float64.
+func realLit(v constant.Value, untyped bool) (string, bool) {
+	if i := constant.ToInt(v); i.Kind() == constant.Int {
+		return i.ExactString() + ".0", true
+	}
+	if !untyped {
+		return floatLit(v)
+	}
+	num, den := constant.Num(constant.ToFloat(v)), constant.Denom(constant.ToFloat(v))
+	if num.Kind() != constant.Int || den.Kind() != constant.Int {
+		return floatLit(v)
+	}
+	return "(" + num.ExactString() + ".0 / " + den.ExactString() + ".0)", true
 }
 
 // floatLit writes a constant as a float literal (the nearest float64).

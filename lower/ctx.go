@@ -24,6 +24,7 @@ type lowerCtx struct {
 	// cellDefers says the cell has top-level defers: its statements start
 	// by clearing the list and end by running it.
 	cellDefers bool
+	redefined  map[string]string // see redefine.go; nil until asked
 }
 
 func newLowerCtx(s *Session, chk *checked) *lowerCtx {

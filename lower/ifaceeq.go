@@ -21,7 +21,7 @@ func init() {
 }
 
 // ifaceCompare rewrites x == y and x != y where x or y is an interface (and
-// neither is nil) as rt.IfaceEq(any(x), any(y)).
+// neither is nil) as rt.IfaceEq(x, y).
 func (r *rewriter) ifaceCompare(b *ast.BinaryExpr) {
 	if b.Op != token.EQL && b.Op != token.NEQ {
 		return
@@ -40,7 +40,7 @@ func (r *rewriter) ifaceCompare(b *ast.BinaryExpr) {
 	if isTypeParam(tx) || isTypeParam(ty) {
 		return // a generic body left as it is
 	}
-	call := r.ctx.qualify(rtPath) + ".IfaceEq(" + anyOf(r.nodeText(b.X), tx) + ", " + anyOf(r.nodeText(b.Y), ty) + ")"
+	call := r.ctx.qualify(rtPath) + ".IfaceEq(" + r.ifaceOperand(b.X, tx) + ", " + r.ifaceOperand(b.Y, ty) + ")"
 	if b.Op == token.NEQ {
 		call = "!" + call
 	}
@@ -78,13 +78,16 @@ func isTypeParam(t types.Type) bool {
 	return ok
 }
 
-// anyOf is the text of an operand as an interface value: a concrete one is
-// converted (yaegi boxes it with its type); an interface one is left as is.
-func anyOf(text string, t types.Type) string {
-	if types.IsInterface(t) {
-		return text
+// ifaceOperand is the text of an operand of a comparison for IfaceEq, as it
+// is (converted to interface{} first, a nil pointer's dereference became a
+// nil interface in yaegi instead of a panic). A dereference is made in a variable first: yaegi hands a nil pointer's
+// dereference to a native call as a zero reflect.Value ("Call using zero
+// Value argument") where Go panics with a nil pointer dereference.
+func (r *rewriter) ifaceOperand(e ast.Expr, t types.Type) string {
+	if _, ok := ast.Unparen(e).(*ast.StarExpr); ok {
+		return "func() " + r.ctx.typeText(t, r.subst) + " { ʟd := " + r.nodeText(e) + "; return ʟd }()"
 	}
-	return "interface{}(" + text + ")"
+	return r.nodeText(e)
 }
 
 // IfaceEq reports whether two interface values are equal as Go defines it:
@@ -231,7 +234,7 @@ func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
 			case isNilType(t):
 				cmps = append(cmps, tag+" == nil")
 			case types.IsInterface(tt) || types.IsInterface(t):
-				cmps = append(cmps, r.ctx.qualify(rtPath)+".IfaceEq("+anyOf(tag, tt)+", "+anyOf(r.nodeText(e), t)+")")
+				cmps = append(cmps, r.ctx.qualify(rtPath)+".IfaceEq("+tag+", "+r.nodeText(e)+")")
 			case types.Identical(tt, t):
 				cmps = append(cmps, tag+" == "+r.nodeText(e))
 			case types.AssignableTo(t, tt):

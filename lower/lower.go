@@ -18,6 +18,9 @@ import (
 // declarations use variables its own statements define keeps its order.
 func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	c := chk.cur
+	if err := s.refuseMethodRedefinition(c); err != nil {
+		return "", nil, nil, err // see redefine.go
+	}
 	ctx := newLowerCtx(s, chk)
 	r := newRewriter(ctx, &code{src: c.src, off: c.offset, info: chk.info, mark: !hasMarks(c.src)}, nil)
 	r.facts = collectFacts(chk.info, c.file)

@@ -240,6 +240,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 		r.selectOrderPre(n)
 	case *ast.Ident:
 		r.shadowType(n)
+		r.redefinedIdent(n)
 		return r.ident(n)
 	}
 	return true

@@ -37,6 +37,10 @@ func (ctx *lowerCtx) writeType(b *strings.Builder, t types.Type, subst map[*type
 		b.WriteString(t.Obj().Name())
 	case *types.Named:
 		obj := t.Obj()
+		if name, ok := ctx.redefinedName(obj); ok {
+			b.WriteString(name)
+			return
+		}
 		if t.TypeArgs().Len() > 0 {
 			args := make([]types.Type, t.TypeArgs().Len())
 			for i := range args {
