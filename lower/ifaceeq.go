@@ -6,7 +6,8 @@ import (
 	"go/types"
 	"reflect"
 	"strings"
-	"unsafe"
+
+	"github.com/replhost/replhost/internal/yaegix"
 )
 
 // Comparisons of interface values. yaegi v0.16.1 boxes a value whose type
@@ -92,91 +93,23 @@ func (r *rewriter) ifaceOperand(e ast.Expr, t types.Type) string {
 
 // IfaceEq reports whether two interface values are equal as Go defines it:
 // the same dynamic type and equal values (it panics, as == does, when the
-// type is not comparable). Boxes of yaegi are opened first.
+// type is not comparable). yaegi's boxes are opened first (yaegix.Unbox).
 func IfaceEq(a, b any) bool {
-	ta, va := unbox(a)
-	tb, vb := unbox(b)
+	ta, va := yaegix.Unbox(a)
+	tb, vb := yaegix.Unbox(b)
 	if !va.IsValid() || !vb.IsValid() {
 		return va.IsValid() == vb.IsValid()
 	}
 	if va.Type() != vb.Type() {
 		return false
 	}
-	if ta.known && tb.known && ta.ptr != tb.ptr {
+	if ta.Known && tb.Known && ta.ID != tb.ID {
 		return false // two interpreted types of one representation
 	}
 	// yaegi boxes a value of a type with methods only on some paths (a
 	// variable of a declared interface type holds it bare), so a box
 	// against a bare value says nothing of their types.
 	return va.Interface() == vb.Interface()
-}
-
-// dynType is the dynamic type of an interface value as yaegi knows it.
-type dynType struct {
-	known bool    // a box said its type
-	ptr   uintptr // its *itype
-}
-
-// The box of yaegi v0.16.1: struct{ node *node; value reflect.Value }.
-const boxPkg, boxName = "github.com/traefik/yaegi/interp", "valueInterface"
-
-// unbox returns the dynamic type of an interface value and the value.
-func unbox(a any) (dynType, reflect.Value) {
-	v := reflect.ValueOf(a)
-	var typ dynType
-	for v.IsValid() {
-		if v.Kind() == reflect.Interface {
-			v = v.Elem()
-			continue
-		}
-		t := v.Type()
-		if t.Kind() != reflect.Struct || t.Name() != boxName || t.PkgPath() != boxPkg || t.NumField() != 2 {
-			break
-		}
-		c := reflect.New(t).Elem()
-		c.Set(v)
-		if n := c.Field(0); n.Kind() == reflect.Pointer && !n.IsNil() {
-			if it := n.Elem().FieldByName("typ"); it.IsValid() && it.Kind() == reflect.Pointer && !it.IsNil() {
-				if !isInterfaceIType(it) {
-					typ.known, typ.ptr = true, it.Pointer()
-				}
-			}
-		}
-		f := c.Field(1)
-		if f.Type() != reflect.TypeOf(reflect.Value{}) {
-			break
-		}
-		v = *(*reflect.Value)(unsafe.Pointer(f.UnsafeAddr()))
-	}
-	return typ, v
-}
-
-// Categories of yaegi v0.16.1's types (interp.tcat).
-const (
-	tcatError     = 13
-	tcatInterface = 18
-	tcatLinked    = 24
-)
-
-// isInterfaceIType reports whether a yaegi *itype is an interface type (a
-// box made from a value of static interface type: its node says nothing of
-// the dynamic type).
-func isInterfaceIType(it reflect.Value) bool {
-	for i := 0; i < 100 && it.Kind() == reflect.Pointer && !it.IsNil(); i++ {
-		cat := it.Elem().FieldByName("cat")
-		if !cat.IsValid() || !cat.CanUint() {
-			return true
-		}
-		switch cat.Uint() {
-		case tcatError, tcatInterface:
-			return true
-		case tcatLinked:
-			it = it.Elem().FieldByName("val")
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 // ifaceSwitch rewrites an expression switch that compares an interface
