@@ -136,3 +136,35 @@ func (s *Session) refuseMethodRedefinition(c *cell) error {
 	}
 	return nil
 }
+
+// LastRedeclaresType reports whether the last committed cell declared a
+// type an earlier cell had declared: the cells after it must all be lowered
+// (they name the type by the name the lowering gave it).
+func (s *Session) LastRedeclaresType() bool {
+	if len(s.cells) < 2 {
+		return false
+	}
+	own := map[string]bool{}
+	for _, d := range s.cells[len(s.cells)-1].decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, sp := range g.Specs {
+				own[sp.(*ast.TypeSpec).Name.Name] = true
+			}
+		}
+	}
+	if len(own) == 0 {
+		return false
+	}
+	for _, c := range s.cells[:len(s.cells)-1] {
+		for _, d := range c.decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				for _, sp := range g.Specs {
+					if own[sp.(*ast.TypeSpec).Name.Name] {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -13,13 +13,15 @@ import (
 // end: yaegi v0.16.1 cannot run range over int or func, the builtins min,
 // max and clear, generics, or the generic packages; it gets wrong %T of
 // interpreted types, defers at top level and in loops, and blocks that
-// shadow globals or capture loop variables ("{"). (Values with Error or
+// shadow globals or capture loop variables ("{"), a type declared again,
+// complex and wide constants, and builtins given one call's results.
+// (Values with Error or
 // String methods handed to fmt, and method values, need a session that
 // declared a method: then every cell is lowered.) A cell with none of them
 // goes to yaegi as typed: the type-check costs milliseconds on a long
 // session, and the round trip of `1+2` must stay under one.
 var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
-	"{", "%T", "defer", "print", "Fatal"}
+	"{", "%T", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete("}
 
 // needsLowering is the cheap syntactic test before the typed front end.
 func needsLowering(cell string, lowerAll bool) bool {
@@ -93,7 +95,7 @@ func (in *Interp) committed(cell string) {
 		return
 	}
 	in.lower.Commit(cell)
-	if genericDecl(cell) {
+	if genericDecl(cell) || in.lower.LastRedeclaresType() {
 		in.generics = true
 	}
 }

@@ -52,6 +52,12 @@ func TestGoSemanticsAcrossCells(t *testing.T) {
 			stdout: "[R B] map[x:G] B\nsquare\n",
 		},
 		{
+			name: "a-type-declared-again-replaces-the-old-one",
+			// The cells after it have no word that would have them lowered.
+			cells:  []string{`import "fmt"`, "type P int", "const x P = 1", "type P string", `var y P = "s"`, "fmt.Println(y, x)"},
+			stdout: "s 1\n",
+		},
+		{
 			name: "flag-sees-no-arguments",
 			// The host process's command line (here the test binary's, with
 			// its -test.* flags) is not the session's.
