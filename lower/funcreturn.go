@@ -41,9 +41,7 @@ func (r *rewriter) declaredFunc(e ast.Expr) bool {
 		return false
 	}
 	fn, ok := r.code.info.Uses[id].(*types.Func)
-	// By path: an earlier cell's function keeps the package of the check
-	// that made it.
-	return ok && fn.Pkg() != nil && fn.Pkg().Path() == r.ctx.chk.pkg.Path() && fn.Type().(*types.Signature).Recv() == nil
+	return ok && r.ctx.chk.local(fn.Pkg()) && fn.Type().(*types.Signature).Recv() == nil
 }
 
 // funcWrapper is a function literal of signature sig that calls fn.

@@ -20,7 +20,7 @@ import (
 // redefinedName returns the name yaegi knows a session's type by, when a
 // cell redeclared it.
 func (ctx *lowerCtx) redefinedName(obj *types.TypeName) (string, bool) {
-	if obj == nil || obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || obj.Pkg().Path() != ctx.chk.pkg.Path() {
+	if obj == nil || obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || !ctx.chk.local(obj.Pkg()) {
 		return "", false
 	}
 	if ctx.redefined == nil {

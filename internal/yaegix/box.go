@@ -5,19 +5,17 @@ import (
 	"unsafe"
 )
 
-// yaegi boxes a value whose type has methods, where interpreted code holds
-// it in an interface, in a struct of its own: interp.valueInterface{node
-// *node; value reflect.Value}, the node being where the value came from
-// (its typ field is the value's *itype). Two boxes of equal values differ
-// (their nodes and reflect.Values do), so == of interfaces was false.
+// The valueInterface box (see valueiface.go) also says the value's type:
+// its node is where the value came from, and the node's typ field is the
+// value's *itype. Two boxes of equal values differ (their nodes and
+// reflect.Values do), so yaegi's own == of two interfaces was false.
 
-// The box of yaegi v0.16.1 and the categories of its types (interp.tcat)
-// that say an *itype is an interface (or a name of one).
+// The categories of yaegi v0.16.1's types (interp.tcat) that say an *itype
+// is an interface (or a name of one).
 const (
-	boxPkg, boxName = "github.com/traefik/yaegi/interp", "valueInterface"
-	tcatError       = 13
-	tcatInterface   = 18
-	tcatLinked      = 24
+	tcatError     = 13
+	tcatInterface = 18
+	tcatLinked    = 24
 )
 
 // DynType is the dynamic type of a value of interpreted code as a box
@@ -40,7 +38,7 @@ func Unbox(a any) (DynType, reflect.Value) {
 			continue
 		}
 		t := v.Type()
-		if t.Kind() != reflect.Struct || t.Name() != boxName || t.PkgPath() != boxPkg || t.NumField() != 2 {
+		if !IsWrapped(t) {
 			break
 		}
 		c := reflect.New(t).Elem()
@@ -50,11 +48,7 @@ func Unbox(a any) (DynType, reflect.Value) {
 				typ = DynType{Known: true, ID: it.Pointer()}
 			}
 		}
-		f := c.Field(1)
-		if f.Type() != reflect.TypeOf(reflect.Value{}) {
-			break
-		}
-		v = *(*reflect.Value)(unsafe.Pointer(f.UnsafeAddr()))
+		v = *(*reflect.Value)(unsafe.Pointer(c.Field(1).UnsafeAddr()))
 	}
 	return typ, v
 }
