@@ -108,7 +108,7 @@ func NewMap(orig, keys, vals []any) any {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return compareKeys(reflect.ValueOf(orig[a]), reflect.ValueOf(orig[b])) })
+	slices.SortStableFunc(idx, func(a, b int) int { return CompareKeys(reflect.ValueOf(orig[a]), reflect.ValueOf(orig[b])) })
 	m := Map{make([]any, len(idx)), make([]any, len(idx))}
 	for i, j := range idx {
 		m.Keys[i], m.Vals[i] = keys[j], vals[j]
@@ -116,9 +116,9 @@ func NewMap(orig, keys, vals []any) any {
 	return m
 }
 
-// compareKeys orders keys of basic kinds as fmt does (internal/fmtsort);
-// others keep their order.
-func compareKeys(a, b reflect.Value) int {
+// CompareKeys orders keys of basic kinds as fmt does (internal/fmtsort);
+// others compare equal (a stable sort keeps their order).
+func CompareKeys(a, b reflect.Value) int {
 	if !a.IsValid() || !b.IsValid() || a.Kind() != b.Kind() {
 		return 0
 	}
