@@ -1,36 +1,25 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/replhost/replhost/admin"
 )
 
 // sessionsCmd lists every session of the host running on --root.
 func sessionsCmd(args []string, stdout, stderr io.Writer) int {
-	const use = "replhost sessions --all"
-	fs := newFlagSet("replhost sessions", use, stdout, stderr)
-	root := rootFlag(fs)
-	node := nodeFlag(fs)
-	fs.Bool("all", true, "every user's sessions (the only listing the host side has)")
-	rest, code, ok := parseCommand(fs, args, stderr)
+	all := func(fs *flag.FlagSet) {
+		fs.Bool("all", true, "every user's sessions (the only listing the host side has)")
+	}
+	c, _, _, code, ok := adminCommand("sessions", "replhost sessions --all", args, stdout, stderr, all,
+		func(rest []string, _ string) bool { return len(rest) == 0 })
 	if !ok {
 		return code
 	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "replhost: usage: %s\n", use)
-		return 2
-	}
-	c, err := admin.Dial(adminDir(*root, *node))
-	if err != nil {
-		fmt.Fprintf(stderr, "replhost: %v\n", err)
-		return 1
-	}
 	list, err := c.Sessions()
 	if err != nil {
-		fmt.Fprintf(stderr, "replhost: %v\n", err)
+		fmt.Fprintf(stderr, "replhost: sessions: %v\n", err)
 		return 1
 	}
 	for _, s := range list {
@@ -42,23 +31,12 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 
 // killCmd kills a session of the host running on --root, whoever owns it.
 func killCmd(args []string, stdout, stderr io.Writer) int {
-	const use = "replhost kill UUID"
-	fs := newFlagSet("replhost kill", use, stdout, stderr)
-	root := rootFlag(fs)
-	node := nodeFlag(fs)
-	rest, code, ok := parseCommand(fs, args, stderr)
+	c, rest, _, code, ok := adminCommand("kill", "replhost kill UUID", args, stdout, stderr, nil,
+		func(rest []string, _ string) bool { return len(rest) == 1 })
 	if !ok {
 		return code
 	}
-	if len(rest) != 1 {
-		fmt.Fprintf(stderr, "replhost: usage: %s\n", use)
-		return 2
-	}
-	c, err := admin.Dial(adminDir(*root, *node))
-	if err == nil {
-		err = c.Kill(rest[0])
-	}
-	if err != nil {
+	if err := c.Kill(rest[0]); err != nil {
 		fmt.Fprintf(stderr, "replhost: kill: %v\n", err)
 		return 1
 	}
