@@ -20,6 +20,8 @@ var (
 	timeout = flag.Duration("gotestdir.timeout", 60*time.Second, "bound on one case")
 	only    = flag.String("gotestdir.run", "", "run only the cases whose name contains this")
 	list    = flag.String("gotestdir.list", "", "run only the cases named in this file (one a line; # starts a comment), e.g. the failing ones after a fix")
+	corpusF = flag.String("gotestdir.corpus", "", "the programs: go (GOROOT/test) or yaegi (yaegi's own _test folder); both when empty")
+	target  = flag.String("gotestdir.target", "host", "what runs them: host (replhost, process mode) or plain (the yaegi CLI of go.mod's version)")
 )
 
 // flakyCause starts the cause of a case whose outcome depends on how
@@ -27,8 +29,27 @@ var (
 // outcome is accepted. Written by hand, never by -gotestdir.update.
 const flakyCause = "flaky"
 
-// FailuresFile lists every failing case of the whole corpus with its cause.
-func failuresFile() string { return "testdata/failures-" + runtime.Version() + ".txt" }
+// forEachCorpus runs f as a subtest for each corpus -gotestdir.corpus
+// names (both when empty), skipping one whose programs are not here.
+func forEachCorpus(t *testing.T, f func(t *testing.T, c Corpus, dir string)) {
+	names := []string{"go", "yaegi"}
+	if *corpusF != "" {
+		if _, ok := Corpora[*corpusF]; !ok {
+			t.Fatalf("-gotestdir.corpus %q: want go or yaegi", *corpusF)
+		}
+		names = []string{*corpusF}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c := Corpora[name]
+			dir, err := c.Find()
+			if err != nil {
+				t.Skipf("no %s corpus here: %v", c.Name, err)
+			}
+			f(t, c, dir)
+		})
+	}
+}
 
 // inCIPart reports whether name is in the fixed part CI runs: an eighth of
 // the corpus, chosen by the name's hash so it stays put as files come and go.
@@ -37,24 +58,33 @@ func inCIPart(name string) bool {
 	return sum[0]%8 == 0
 }
 
-// TestGoTestDir runs the Go distribution's `// run` programs through the
-// real replhost binary, each piped as `ssh host < file.go`, and compares
-// stdout and exit status with the compiled program's. It fails when the
-// set of failing cases or their causes differ from the committed list,
-// either way: a new failure, or a fix not recorded.
+// TestGoTestDir runs the corpus's programs (Go's `// run` programs, or
+// yaegi's _test ones) through the real replhost binary, each piped as
+// `ssh host < file.go`, or through plain `yaegi run`, and compares stdout
+// and exit status with the compiled program's. It fails when the set of
+// failing cases or their causes differ from the committed list, either
+// way: a new failure, or a fix not recorded.
 func TestGoTestDir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real programs through the real host")
 	}
-	cases, err := Select(goTestDir(t))
+	forEachCorpus(t, runCorpus)
+}
+
+func runCorpus(t *testing.T, corp Corpus, dir string) {
+	cases, err := corp.Select(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := LoadTruth(TruthFile("testdata"))
+	truth, err := LoadTruth(corp.TruthFile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, err := LoadFailures(failuresFile())
+	file, what := corp.FailuresFile(), "replhost (process mode, ssh host < file)"
+	if *target == "plain" {
+		file, what = corp.PlainFile(), "plain `yaegi run` of go.mod's version"
+	}
+	known, err := LoadFailures(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +95,7 @@ func TestGoTestDir(t *testing.T) {
 	var run []Case
 	for _, c := range cases {
 		if truth.Stale(c) {
-			t.Fatalf("%s: no truth for its current source; run scripts/conformance truth", c.Name)
+			t.Fatalf("%s: no truth for its current source; run scripts/conformance truth -gotestdir.corpus %s", c.Name, corp.Name)
 		}
 		if !truth.Cases[c.Name].IsCase() {
 			continue
@@ -80,7 +110,20 @@ func TestGoTestDir(t *testing.T) {
 			run = append(run, c)
 		}
 	}
-	h := startHost(t)
+	if len(run) == 0 {
+		t.Skipf("no case of the %s corpus selected", corp.Name)
+	}
+	var runCase func(c Case) (Outcome, error)
+	switch *target {
+	case "host":
+		h := startHost(t)
+		runCase = func(c Case) (Outcome, error) { return h.script(c.Src, *timeout) }
+	case "plain":
+		yaegi := plainYaegi(t)
+		runCase = func(c Case) (Outcome, error) { return runPlain(yaegi, c, *timeout) }
+	default:
+		t.Fatalf("-gotestdir.target %q: want host or plain", *target)
+	}
 	got := map[string]Failure{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -89,7 +132,7 @@ func TestGoTestDir(t *testing.T) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			o, err := h.script(c.Src, *timeout)
+			o, err := runCase(c)
 			if err != nil {
 				o = Outcome{Stderr: "error: harness: " + err.Error(), Exit: -1}
 			}
@@ -133,15 +176,22 @@ func TestGoTestDir(t *testing.T) {
 				merged[c.Name] = f
 			}
 		}
-		total := 0
+		total, inCorpus := 0, map[string]bool{}
 		for _, c := range cases {
 			if truth.Cases[c.Name].IsCase() {
 				total++
+				inCorpus[c.Name] = true
 			}
 		}
-		header := fmt.Sprintf("# Failing cases of $(go env GOROOT)/test through replhost (%s, process mode, ssh host < file).\n"+
-			"# %d cases; %d fail. Regenerate: scripts/conformance update. NAME<TAB>CAUSE<TAB>DETAIL\n", runtime.Version(), total, len(merged))
-		if err := SaveFailures(failuresFile(), header, merged); err != nil {
+		for name := range merged { // cases gone from the corpus
+			if !inCorpus[name] {
+				delete(merged, name)
+			}
+		}
+		header := fmt.Sprintf("# Failing cases of the %s corpus (%s) through %s, %s.\n"+
+			"# %d cases; %d fail. Regenerate: scripts/conformance update -gotestdir.corpus %s -gotestdir.target %s. NAME<TAB>CAUSE<TAB>DETAIL\n",
+			corp.Name, corp.Title, what, runtime.Version(), total, len(merged), corp.Name, *target)
+		if err := SaveFailures(file, header, merged); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -150,7 +200,7 @@ func TestGoTestDir(t *testing.T) {
 		t.Error(d)
 	}
 	if len(diffs) > 0 {
-		t.Log("if the change is intended, record it: scripts/conformance update")
+		t.Logf("if the change is intended, record it: scripts/conformance update -gotestdir.corpus %s -gotestdir.target %s", corp.Name, *target)
 	}
 }
 

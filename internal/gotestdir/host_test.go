@@ -79,7 +79,6 @@ func startHost(tb testing.TB, args ...string) *host {
 	tb.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
-		os.RemoveAll(filepath.Dir(binPath))
 	})
 	go func() { // the bootstrap's lines; drained so the host never blocks on them
 		sc := bufio.NewScanner(out)

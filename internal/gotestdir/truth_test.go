@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,31 +11,23 @@ import (
 
 var regen = flag.Bool("gotestdir.truth", false, "compute the truth of every case whose source changed (slow) and rewrite testdata/truth-GOVERSION.json")
 
-// goroot is the test directory of the toolchain that runs the tests.
-func goTestDir(tb testing.TB) string {
-	tb.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		tb.Skipf("no go command: %v", err)
-	}
-	return strings.TrimSpace(string(out)) + "/test"
-}
-
 // TestTruth checks that the committed truth covers every selected case of
-// the installed toolchain with its current source; with -gotestdir.truth
-// it computes what is missing first.
-func TestTruth(t *testing.T) {
-	cases, err := Select(goTestDir(t))
+// the corpus (-gotestdir.corpus) with its current source; with
+// -gotestdir.truth it computes what is missing first.
+func TestTruth(t *testing.T) { forEachCorpus(t, checkTruth) }
+
+func checkTruth(t *testing.T, corp Corpus, dir string) {
+	cases, err := corp.Select(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := TruthFile("testdata")
+	path := corp.TruthFile()
 	truth, err := LoadTruth(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *regen {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+		if err := os.MkdirAll(corp.Testdir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		var mu sync.Mutex
@@ -75,7 +65,7 @@ func TestTruth(t *testing.T) {
 	}
 	for _, c := range cases {
 		if truth.Stale(c) {
-			t.Errorf("%s: no truth for its current source; run scripts/conformance truth", c.Name)
+			t.Errorf("%s: no truth for its current source; run scripts/conformance truth -gotestdir.corpus %s", c.Name, corp.Name)
 		}
 	}
 }
