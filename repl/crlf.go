@@ -49,10 +49,12 @@ func (c *crlfWriter) Write(p []byte) (int, error) { return c.write(p, false) }
 func (c *crlfWriter) write(p []byte, repaint bool) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.writeLocked(p, repaint)
+	return c.writeLocked(p, repaint, false)
 }
 
-func (c *crlfWriter) writeLocked(p []byte, repaint bool) (int, error) {
+// writeLocked writes p: a repaint of readline's, a whole line's echo, or
+// anything else (output, prompts, messages).
+func (c *crlfWriter) writeLocked(p []byte, repaint, echo bool) (int, error) {
 	out := &c.held
 	// readline's Refresh clears the row and paints it in two writes: the
 	// clear waits for the paint, so that they go out as one.
@@ -82,7 +84,7 @@ func (c *crlfWriter) writeLocked(p []byte, repaint bool) (int, error) {
 		return len(p), nil
 	}
 	if lingers {
-		c.lingerLocked()
+		c.lingerLocked(echo)
 		return len(p), nil
 	}
 	_, err := c.w.Write(out.Bytes())
@@ -119,7 +121,7 @@ func (c *crlfWriter) replaceHeld(p []byte) {
 	c.enter.Store(false)
 	c.clean = 0
 	c.held.Reset()
-	c.writeLocked(p, false)
+	c.writeLocked(p, false, true)
 }
 
 // tookRune is readline taking one rune of its input.

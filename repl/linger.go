@@ -9,12 +9,21 @@ import "time"
 // cell that prints for longer shows its output at most this late.
 var outputLinger = 2 * time.Millisecond
 
+// echoLinger is how long the echo of a line that arrived whole waits for
+// the cell's output when the cell prints nothing meanwhile: a cell slower
+// than outputLinger (a thousand sessions at once make most of them so)
+// still leaves as one write with its echo, value and prompt, not two. A
+// pasted line's echo 20 ms late is not seen; what the cell prints still
+// goes out outputLinger after it is written.
+var echoLinger = 20 * time.Millisecond
+
 // lingerState is the crlfWriter's lingering (guarded by its mu).
 type lingerState struct {
 	on    bool        // writes wait (a cell runs, or its line was just echoed)
 	held  bool        // what waits in held includes lingering writes
 	timer *time.Timer // sends them; nil until first needed
 	armed bool        // timer is set
+	echo  bool        // the timer runs for the echo alone (echoLinger)
 }
 
 // setLinger starts or ends lingering. Ending it sends nothing: the next
@@ -25,17 +34,25 @@ func (c *crlfWriter) setLinger(on bool) {
 	c.linger.on = on && outputLinger > 0
 }
 
-// lingerLocked notes a write that waits and makes sure the timer runs.
-func (c *crlfWriter) lingerLocked() {
+// lingerLocked notes a write that waits and makes sure the timer runs:
+// for echoLinger if the write is a whole line's echo, else outputLinger
+// (shortening the echo's wait once the cell prints).
+func (c *crlfWriter) lingerLocked(echo bool) {
 	c.linger.held = true
-	if c.linger.armed {
+	if c.linger.armed && (echo || !c.linger.echo) {
 		return
 	}
-	c.linger.armed = true
+	d := outputLinger
+	if echo {
+		d = max(echoLinger, outputLinger)
+	}
+	c.linger.armed, c.linger.echo = true, echo
 	if c.linger.timer == nil {
-		c.linger.timer = time.AfterFunc(outputLinger, c.sendLingering)
+		c.linger.timer = time.AfterFunc(d, c.sendLingering)
 	} else {
-		c.linger.timer.Reset(outputLinger)
+		// A timer that fired meanwhile and waits for mu sends early what
+		// is held; the one reset here then finds nothing (held is false).
+		c.linger.timer.Reset(d)
 	}
 }
 
@@ -43,7 +60,7 @@ func (c *crlfWriter) lingerLocked() {
 func (c *crlfWriter) sendLingering() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.linger.armed = false
+	c.linger.armed, c.linger.echo = false, false
 	if !c.linger.held {
 		return
 	}
@@ -59,7 +76,7 @@ func (c *crlfWriter) stopLinger() {
 	c.linger.on = false
 	if c.linger.timer != nil {
 		c.linger.timer.Stop()
-		c.linger.armed = false
+		c.linger.armed, c.linger.echo = false, false
 	}
 	c.mu.Unlock()
 	c.sendLingering()

@@ -75,6 +75,46 @@ func TestFastCellIsOneWrite(t *testing.T) {
 	<-done
 }
 
+// TestSlowCellIsOneWrite: a whole line's echo waits for the cell's value
+// past outputLinger (a cell slower than it, as most are with a thousand
+// sessions at once), so that echo, value and prompt still go out as one
+// write; here the echo's linger never ends and the output's is a
+// nanosecond, so only the echo's wait can keep them together.
+func TestSlowCellIsOneWrite(t *testing.T) {
+	defer repl.SetOutputLinger(time.Nanosecond)()
+	defer repl.SetEchoLinger(time.Hour)()
+	_, typing, out, done := interactPipe(t)
+	io.WriteString(typing, "import \"time\"\r")
+	out.waitForN(t, repl.Prompt, 2)
+	out.mu.Lock()
+	before := len(out.writes)
+	out.mu.Unlock()
+	io.WriteString(typing, "time.Sleep(30 * time.Millisecond); 40+2\r")
+	out.waitFor(t, "\r\n42\r\n")
+	out.waitForN(t, repl.Prompt, 3)
+	out.mu.Lock()
+	writes := append([]string(nil), out.writes[before:]...)
+	out.mu.Unlock()
+	if len(writes) == 0 || !strings.HasPrefix(writes[0], "time.Sleep(30 * time.Millisecond); 40+2\r\n") || !strings.Contains(writes[0], "42") {
+		t.Errorf("writes %q; want the echo to go out with the value", writes)
+	}
+	typing.Close()
+	<-done
+}
+
+// TestEchoShowsWhileCellRuns: the echo of a line that arrived whole shows
+// while its cell runs silently (its linger ends), and Ctrl-C stops the
+// cell.
+func TestEchoShowsWhileCellRuns(t *testing.T) {
+	_, typing, out, done := interactPipe(t)
+	io.WriteString(typing, "<-make(chan int)\r")
+	out.waitFor(t, "<-make(chan int)\r\n")
+	io.WriteString(typing, "\x03")
+	out.waitFor(t, "interrupted")
+	typing.Close()
+	<-done
+}
+
 // TestSlowCellOutputShows: what a running cell prints reaches the terminal
 // while it runs (the linger's timer sends it), and Ctrl-C still stops it.
 func TestSlowCellOutputShows(t *testing.T) {

@@ -31,6 +31,7 @@ import (
 // variables, then the --config file, then the defaults.
 type serveConfig struct {
 	config, listen, root, isolation, logFormat, metricsListen, auditLog        string
+	pprofListen                                                                string
 	sessionTTL, evalTimeout, execEvalTimeout, loginGrace                       time.Duration
 	memory, outputCap, maxUpload, maxUnpacked, auditLogMaxSize, disk           byteSize
 	maxSessions, maxAuthTries, maxChannels, poolSize, poolMax, auditLogBackups int
@@ -77,6 +78,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.IntVar(&c.poolMax, "pool-max", sandbox.DefaultMaxPoolSize, "most idle workers kept when logins come faster than they start (the pool grows toward it, then shrinks back to --pool-size)")
 	fs.Var(&c.allowPkg, "allow-pkg", "standard package to add to the allowlist (repeatable; net/... for a tree)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "address for Prometheus /metrics, /healthz and /readyz (off when empty)")
+	fs.StringVar(&c.pprofListen, "pprof-listen", "", "address for Go's profiles of the host process, /debug/pprof/ (off when empty; operators only: keep it on loopback)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.Var(&c.logLevel, "log-level", "least level logged: debug, info, warn or error (default info; SIGHUP reloads it)")
 	fs.StringVar(&c.workerUser, "worker-user", "", "uids workers run as: FIRST-LAST (one per session), a user or uid (shared), or empty: one per session from a range picked by --root (when root)")
@@ -292,6 +294,14 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		log.Info("metrics listening", "addr", ml.Addr().String())
 		go met.Serve(bgCtx, ml)
 		met.SetReady(true)
+	}
+	if c.pprofListen != "" {
+		pl, err := net.Listen("tcp", c.pprofListen)
+		if err != nil {
+			return fmt.Errorf("--pprof-listen: %w", err)
+		}
+		log.Info("pprof listening", "addr", pl.Addr().String())
+		go servePprof(bgCtx, pl, log)
 	}
 
 	serveErr := make(chan error, 1)

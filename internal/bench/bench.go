@@ -37,6 +37,7 @@ type Config struct {
 	RestoreCells  int           // journal length of the restore row
 	Load          []int         // load mode: session counts (no table rows then)
 	LoadDuration  time.Duration // load mode: how long each count holds
+	LoadCells     string        // load mode: a CSV file of every cell (side, sessions, session, start, latency); "" none
 	Soak          time.Duration // soak mode: how long (0: off)
 	NoAnchor      bool          // replhost only
 	Dir           string        // working directory; "" a temporary one, removed
@@ -83,6 +84,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.IntVar(&c.RestoreCells, "restore-cells", 100, "cells in the journal of the restore row")
 	load := fs.String("load", "", "load mode: comma-separated session counts (e.g. 100,500,1000), each evaluating a cell per second")
 	fs.DurationVar(&c.LoadDuration, "load-duration", 60*time.Second, "load mode: how long each count holds")
+	fs.StringVar(&c.LoadCells, "load-cells", "", "load mode: also write every cell to this CSV file (side, sessions, session, start ms after the hold began, latency µs), to see when the slow ones happen")
 	fs.DurationVar(&c.Soak, "soak", 0, "soak mode: churn sessions this long, then check goroutines, descriptors and workers are back at baseline")
 	fs.BoolVar(&c.NoAnchor, "no-anchor", false, "measure replhost only")
 	fs.StringVar(&c.Dir, "dir", "", "working directory (default: a temporary one, removed at the end)")

@@ -2,9 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,6 +20,7 @@ type loadResult struct {
 	sessions, opened int
 	cells            int64
 	lat              samples
+	cellLog          []cellRecord // every cell, in no order
 	errs, mixed      int64
 	firstErr         error
 	hostCPU          float64 // share of the machine's CPU during the hold, 0..1
@@ -25,14 +30,43 @@ type loadResult struct {
 	took             time.Duration
 }
 
+// cellRecord is one cell of a load run: which session, when it was typed
+// (after the hold began) and how long until its value and prompt showed.
+type cellRecord struct {
+	session    int
+	start, lat time.Duration
+}
+
 // loadMode holds each count of sessions on each side for LoadDuration,
 // every session evaluating one cell per second.
 func (r *run) loadMode() error {
 	var rows [][]string
+	var cellsCSV *csv.Writer
+	if r.LoadCells != "" {
+		f, err := os.Create(r.LoadCells)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cellsCSV = csv.NewWriter(f)
+		cellsCSV.Write([]string{"server", "sessions", "session", "start_ms", "latency_us"})
+	}
 	for i, n := range r.Load {
 		for _, t := range r.order(i) {
 			r.logf("load: %d sessions on %s for %s (load average %s)", n, t.name, r.LoadDuration, loadAvg())
 			res := r.hold(t, n, r.LoadDuration, time.Second)
+			if cellsCSV != nil {
+				slices.SortFunc(res.cellLog, func(a, b cellRecord) int { return cmp.Compare(a.start, b.start) })
+				for _, c := range res.cellLog {
+					cellsCSV.Write([]string{t.name, strconv.Itoa(n), strconv.Itoa(c.session),
+						strconv.FormatFloat(float64(c.start)/float64(time.Millisecond), 'f', 3, 64),
+						strconv.FormatInt(c.lat.Microseconds(), 10)})
+				}
+				cellsCSV.Flush()
+				if err := cellsCSV.Error(); err != nil {
+					return fmt.Errorf("--load-cells: %w", err)
+				}
+			}
 			errText := strconv.FormatInt(res.errs, 10)
 			if res.firstErr != nil {
 				errText += fmt.Sprintf(" (first: %.120s)", res.firstErr)
@@ -65,36 +99,38 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 	}
 	var cells, mixed atomic.Int64
 	avail0 := memAvailable()
-	terms, _ := openMany(t, n, func(tm *term) error { return nil })
+	// Each session sets its counter as it logs in, so that no burst of a
+	// thousand cells at once precedes the clock (its backlog, the host's
+	// collector and the workers' catching up, spilled into the first
+	// seconds measured).
 	secrets := make([]int, n)
+	for i := range secrets {
+		secrets[i] = 1_000_000 + rand.IntN(1_000_000_000)
+	}
+	set := make([]error, n)
+	terms, _ := openMany(t, n, func(i int, tm *term) error {
+		set[i] = tm.run("c := "+strconv.Itoa(secrets[i]), waitCell)
+		return set[i]
+	})
 	for i, tm := range terms {
 		if tm == nil {
 			fail(fmt.Errorf("login %d failed", i))
 			continue
 		}
 		res.opened++
-		secrets[i] = 1_000_000 + rand.IntN(1_000_000_000)
-	}
-	// Set every counter before the clock starts.
-	var wg sync.WaitGroup
-	for i, tm := range terms {
-		if tm == nil {
-			continue
+		if set[i] != nil {
+			fail(set[i])
+			tm.close()
+			terms[i] = nil
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := tm.run("c := "+strconv.Itoa(secrets[i]), waitCell); err != nil {
-				fail(err)
-				terms[i] = nil
-			}
-		}()
 	}
-	wg.Wait()
+	var wg sync.WaitGroup
 	cpu0, busy0, total0 := treeCPU(t.pid()), time.Duration(0), time.Duration(0)
 	busy0, total0 = hostCPU()
 	start := time.Now()
+	r.logf("load: %d sessions logged in; the hold begins (%s)", res.opened, start.UTC().Format("15:04:05.000"))
 	lats := make([]samples, n)
+	logs := make([][]cellRecord, n)
 	for i, tm := range terms {
 		if tm == nil {
 			continue
@@ -102,8 +138,10 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A random phase, so that the cells spread over the second.
-			next := start.Add(time.Duration(rand.Int64N(int64(period))))
+			// A fixed phase per session, i/n of the period, so that the
+			// cells spread evenly over the second as a real load's would,
+			// the same in every run and on both sides.
+			next := start.Add(period * time.Duration(i) / time.Duration(n))
 			for k := 1; ; k++ {
 				time.Sleep(time.Until(next))
 				if time.Since(start) >= d {
@@ -116,6 +154,7 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 					return
 				}
 				lats[i] = append(lats[i], time.Since(s))
+				logs[i] = append(logs[i], cellRecord{session: i, start: s.Sub(start), lat: time.Since(s)})
 				cells.Add(1)
 				if !bytes.Contains(out, fmt.Appendf(nil, t.result, strconv.Itoa(secrets[i]+k))) {
 					mixed.Add(1)
@@ -135,8 +174,9 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 	res.serverCPU = treeCPU(t.pid()) - cpu0
 	res.pss = treePSS(t.pid())
 	res.availDrop = avail0 - memAvailable()
-	for _, l := range lats {
+	for i, l := range lats {
 		res.lat = append(res.lat, l...)
+		res.cellLog = append(res.cellLog, logs[i]...)
 	}
 	res.cells, res.mixed = cells.Load(), mixed.Load()
 	closeMany(terms)

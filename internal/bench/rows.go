@@ -231,7 +231,7 @@ func rowIdle(r *run) error {
 	v := perSide[float64]{}
 	for _, t := range r.sides() {
 		before := treePSS(t.pid())
-		terms, err := openMany(t, r.IdleSessions, func(tm *term) error { return tm.eval("1+2", "3", waitCell) })
+		terms, err := openMany(t, r.IdleSessions, func(_ int, tm *term) error { return tm.eval("1+2", "3", waitCell) })
 		if err == nil {
 			v[t] = float64(treePSS(t.pid())-before) / float64(r.IdleSessions)
 		}
@@ -246,7 +246,7 @@ func rowIdle(r *run) error {
 }
 
 // openMany opens n terms on t, 8 logins at a time, and runs first in each.
-func openMany(t *target, n int, first func(*term) error) ([]*term, error) {
+func openMany(t *target, n int, first func(int, *term) error) ([]*term, error) {
 	terms := make([]*term, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 8)
@@ -259,7 +259,7 @@ func openMany(t *target, n int, first func(*term) error) ([]*term, error) {
 			tm, err := t.openTerm(waitLogin)
 			if err == nil {
 				terms[i] = tm
-				err = first(tm)
+				err = first(i, tm)
 			}
 			errs[i] = err
 		}()
