@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,10 +98,34 @@ func TestQuickTable(t *testing.T) {
 // sessions briefly, and checks no cell failed or saw another's state and
 // that the host came back to its baseline.
 func TestQuickLoadAndSoak(t *testing.T) {
-	out := runBench(t, replbench(t), append([]string{"--quick", "--load", "3", "--load-duration", "2s", "--soak", "2s"}, anchorArgs(t)...)...)
+	cellsFile := filepath.Join(t.TempDir(), "cells.csv")
+	out := runBench(t, replbench(t), append([]string{"--quick", "--load", "3", "--load-duration", "2s", "--soak", "2s", "--load-cells", cellsFile}, anchorArgs(t)...)...)
 	row := lineWith(out, "| 3 | replhost |")
-	if f := strings.Split(row, "|"); len(f) < 11 || strings.TrimSpace(f[3]) != "3/3" || strings.TrimSpace(f[8]) != "0" || strings.TrimSpace(f[9]) != "0" {
-		t.Errorf("load row: got %q; want 3/3 logged in, 0 errors, 0 mixed-up\n%s", row, out)
+	f := strings.Split(row, "|")
+	if len(f) < 11 || strings.TrimSpace(f[3]) != "3/3" || strings.TrimSpace(f[8]) != "0" || strings.TrimSpace(f[9]) != "0" {
+		t.Fatalf("load row: got %q; want 3/3 logged in, 0 errors, 0 mixed-up\n%s", row, out)
+	}
+	// --load-cells has one line per cell of the table, by session.
+	b, err := os.ReadFile(cellsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "server,sessions,session,start_ms,latency_us" {
+		t.Errorf("--load-cells header %q", lines[0])
+	}
+	perSession := map[string]int{}
+	for _, l := range lines[1:] {
+		if c := strings.Split(l, ","); len(c) == 5 && c[0] == "replhost" && c[1] == "3" {
+			perSession[c[2]]++
+		}
+	}
+	total := 0
+	for _, n := range perSession {
+		total += n
+	}
+	if len(perSession) != 3 || strconv.Itoa(total) != strings.TrimSpace(f[4]) {
+		t.Errorf("--load-cells: replhost cells by session %v; want sessions 0, 1, 2 and %s cells in all", perSession, strings.TrimSpace(f[4]))
 	}
 	if !strings.Contains(out, "0 errors; back at baseline") {
 		t.Errorf("soak did not come back to baseline without errors:\n%s", out)
