@@ -25,8 +25,9 @@ type loadResult struct {
 	firstErr         error
 	hostCPU          float64 // share of the machine's CPU during the hold, 0..1
 	serverCPU        time.Duration
-	pss              int64 // server tree's PSS at the end of the hold
-	availDrop        int64 // MemAvailable at the start minus at the end of the hold
+	rootCPU          time.Duration // of it, the server's root process (replhost: the host, not its workers)
+	pss              int64         // server tree's PSS at the end of the hold
+	availDrop        int64         // MemAvailable at the start minus at the end of the hold
 	took             time.Duration
 }
 
@@ -74,12 +75,13 @@ func (r *run) loadMode() error {
 			rows = append(rows, []string{strconv.Itoa(n), t.name, fmt.Sprintf("%d/%d", res.opened, n),
 				strconv.FormatInt(res.cells, 10), ms(res.lat.median()), ms(res.lat.p99()), ms(res.lat.quantile(1)),
 				errText, strconv.FormatInt(res.mixed, 10), fmt.Sprintf("%.0f %%", res.hostCPU*100),
-				ms(res.serverCPU / time.Duration(max(1, res.cells))), mib(float64(res.pss)), mib(float64(res.availDrop))})
+				ms(res.serverCPU / time.Duration(max(1, res.cells))), ms(res.rootCPU / time.Duration(max(1, res.cells))),
+				mib(float64(res.pss)), mib(float64(res.availDrop))})
 		}
 	}
 	fmt.Fprintf(r.Stdout, "Load: N sessions at once (logged in 8 at a time), each typing one cell a second (`c++; c`, checked against a counter only that session knows), for %s after all logged in.\n\n", r.LoadDuration)
 	table(r.Stdout, []string{"sessions", "server", "logged in", "cells", "p50", "p99", "max", "errors", "mixed-up state",
-		"host CPU", "server CPU per cell", "server PSS", "MemAvailable drop"}, rows)
+		"host CPU", "server CPU per cell", "of it, root process", "server PSS", "MemAvailable drop"}, rows)
 	return nil
 }
 
@@ -127,6 +129,7 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 	var wg sync.WaitGroup
 	cpu0, busy0, total0 := treeCPU(t.pid()), time.Duration(0), time.Duration(0)
 	busy0, total0 = hostCPU()
+	root0, _ := readStat(t.pid())
 	start := time.Now()
 	r.logf("load: %d sessions logged in; the hold begins (%s)", res.opened, start.UTC().Format("15:04:05.000"))
 	lats := make([]samples, n)
@@ -172,6 +175,9 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 		res.hostCPU = float64(busy1-busy0) / float64(total1-total0)
 	}
 	res.serverCPU = treeCPU(t.pid()) - cpu0
+	if root1, ok := readStat(t.pid()); ok {
+		res.rootCPU = root1.own - root0.own
+	}
 	res.pss = treePSS(t.pid())
 	res.availDrop = avail0 - memAvailable()
 	for i, l := range lats {

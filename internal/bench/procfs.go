@@ -17,6 +17,7 @@ const clockTick = 100
 type stat struct {
 	ppid int
 	cpu  time.Duration // utime+stime+cutime+cstime: its own and its reaped children's
+	own  time.Duration // utime+stime: its own
 }
 
 func readStat(pid int) (stat, bool) {
@@ -34,12 +35,15 @@ func readStat(pid int) (stat, bool) {
 		return stat{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])
-	var ticks int64
+	var ticks, own int64
 	for _, k := range []int{11, 12, 13, 14} {
 		v, _ := strconv.ParseInt(f[k], 10, 64)
 		ticks += v
+		if k <= 12 {
+			own += v
+		}
 	}
-	return stat{ppid: ppid, cpu: time.Duration(ticks) * time.Second / clockTick}, true
+	return stat{ppid: ppid, cpu: time.Duration(ticks) * time.Second / clockTick, own: time.Duration(own) * time.Second / clockTick}, true
 }
 
 // tree lists root and its live descendants. Linux has no children list
