@@ -67,7 +67,7 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		switch {
 		case v.verb == 'T':
-			if types.IsInterface(t) || !pure(a) {
+			if types.IsInterface(t) || !pure(a) && r.code.info.Types[a].Value == nil {
 				continue
 			}
 			newFormat[v.at] = 's'
@@ -75,6 +75,8 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 			changed = true
 		case v.verb == 'v' && v.sharp:
 			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
+		case v.verb != 'p' && r.formats(t):
+			r.boxDeep(a, t, false) // Format is called for every verb
 		case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
 		case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
 			b, ok := t.Underlying().(*types.Basic)
@@ -109,6 +111,9 @@ func (r *rewriter) boxMethods(a ast.Expr) bool {
 	}
 	if types.IsInterface(t) {
 		return r.boxDynamic(a, t)
+	}
+	if r.formats(t) {
+		return r.boxDeep(a, t, false) // before a String or Error it has
 	}
 	if iface := r.methodIface(t); iface != "" && r.mentionsCellType(t) {
 		text := r.nodeText(a)
@@ -265,7 +270,7 @@ func parseVerbs(format string) ([]verb, bool) {
 }
 
 // declaresFmtMethods reports whether a cell of the session, or the
-// current one, declares a method String or Error.
+// current one, declares a method String, Error, Format or GoString.
 func (c *checked) declaresFmtMethods() bool {
 	if c.fmtMethods == 0 {
 		c.fmtMethods = -1
@@ -273,7 +278,7 @@ func (c *checked) declaresFmtMethods() bool {
 			c.fmtMethods = 1
 		}
 		for _, d := range c.cur.decls {
-			if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && (f.Name.Name == "String" || f.Name.Name == "Error") {
+			if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && fmtMethodNames[f.Name.Name] {
 				c.fmtMethods = 1
 			}
 		}
