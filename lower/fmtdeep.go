@@ -539,14 +539,14 @@ func (r *rewriter) showExpr(st ast.Stmt) {
 		return
 	}
 	tv, ok := r.code.info.Types[es.X]
+	if ok && r.formats(tv.Type) {
+		r.boxDeep(es.X, tv.Type, true) // fmt would call Format: so does the prompt
+		return
+	}
 	if !ok || tv.Type == nil || tv.Value != nil || types.IsInterface(tv.Type) && fmtIface(tv.Type) {
 		return // an error or Stringer is shown by its method (sandbox)
 	}
 	if _, tuple := tv.Type.(*types.Tuple); tuple {
-		return
-	}
-	if r.formats(tv.Type) {
-		r.boxDeep(es.X, tv.Type, true) // fmt would call Format: so does the prompt
 		return
 	}
 	if (&mirror{r: r}).hasMethod(tv.Type) {
