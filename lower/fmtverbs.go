@@ -73,6 +73,8 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 			newFormat[v.at] = 's'
 			r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
 			changed = true
+		case v.verb == 'w' && types.Implements(t, errorType) && r.formats(t):
+			r.boxAs(a, "error") // Errorf wraps the error itself (its Format unused)
 		case v.verb == 'v' && v.sharp:
 			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
 		case v.verb != 'p' && r.formats(t):
@@ -116,14 +118,19 @@ func (r *rewriter) boxMethods(a ast.Expr) bool {
 		return r.boxDeep(a, t, false) // before a String or Error it has
 	}
 	if iface := r.methodIface(t); iface != "" && r.mentionsCellType(t) {
-		text := r.nodeText(a)
-		if tv := r.code.info.Types[a]; tv.Value != nil {
-			text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
-		}
-		r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
+		r.boxAs(a, iface)
 		return true
 	}
 	return r.boxDeep(a, t, false)
+}
+
+// boxAs boxes operand a in the interface iface.
+func (r *rewriter) boxAs(a ast.Expr, iface string) {
+	text := r.nodeText(a)
+	if tv := r.code.info.Types[a]; tv.Value != nil {
+		text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
+	}
+	r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
 }
 
 // methodIface names the interface of fmt's that t implements, or "".
