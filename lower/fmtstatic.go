@@ -39,7 +39,8 @@ func (m *mirror) staticParts(a ast.Expr, depth int) {
 			case *types.Array:
 				m.slot(u.Elem(), val, depth+1)
 			case *types.Map:
-				m.slot(u.Key(), key, depth+1)
+				// Not the keys: a rebuilt key may be unhashable (an array
+				// becomes a slice) or equal another one (two Strings alike).
 				m.slot(u.Elem(), val, depth+1)
 			case *types.Struct:
 				if f := fieldOf(u, key, i); f != nil && f.Exported() {
