@@ -356,7 +356,7 @@ func (m *mirror) convText() string {
 		if !isPtr {
 			m.layoutCase(&b, t)
 		}
-		if pt := types.NewPointer(t); !m.syntax && (fmtIface(pt) || m.r.formats(pt)) {
+		if pt := types.NewPointer(t); m.syntax || fmtIface(pt) || m.r.formats(pt) {
 			m.layoutCase(&b, pt) // &T{...} in an any is plain too
 		}
 	}

@@ -59,8 +59,8 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		a := args[k]
 		t := r.typeOf(a)
-		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) {
-			continue
+		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) {
+			continue // (what an any holds may be a struct of the session's: %#v names it)
 		}
 		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
 			t = types.Default(t)

@@ -83,10 +83,17 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 		}
 		return w.structOf(rv, depth, bare)
 	case reflect.Pointer:
-		if !bare && !w.syntax && w.conv != nil && !rv.IsNil() && t.Elem().Kind() == reflect.Struct {
+		if !bare && w.conv != nil && !rv.IsNil() && t.Elem().Kind() == reflect.Struct {
 			// A pointer to a struct of the session's, stored plain:
-			// conv knows it by its layout when *T has a method.
-			if r := w.conv(v); reflect.TypeOf(r) != t {
+			// conv knows it by its layout when *T has a method (or, for
+			// %#v, always: (*main.T)(0xc000…) below the top, and at the
+			// top &main.T{…}, from what it points to).
+			if w.syntax && depth == 0 {
+				elem := rv.Elem().Interface()
+				if r := w.conv(elem); reflect.TypeOf(r) != t.Elem() {
+					return NewGoPtr(r), true
+				}
+			} else if r := w.conv(v); reflect.TypeOf(r) != t {
 				return r, true
 			}
 		}
