@@ -17,7 +17,7 @@ import (
 type sessionIndex struct {
 	owner      map[string]int   // top-level name → the last committed cell declaring it
 	methods    map[string][]int // type name → the committed cells declaring methods on it
-	fmtMethods bool             // some committed cell declares a String or Error method
+	fmtMethods bool             // some committed cell declares a method fmt calls (fmtMethodNames)
 }
 
 func newSessionIndex() sessionIndex {
@@ -31,7 +31,7 @@ func (x *sessionIndex) add(i int, c *cell) {
 			if t := recvBase(f); t != "" {
 				x.methods[t] = append(x.methods[t], i)
 			}
-			if f.Name.Name == "String" || f.Name.Name == "Error" {
+			if fmtMethodNames[f.Name.Name] {
 				x.fmtMethods = true
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,7 @@ func init() {
 	rt["MirrorMapBuilder"] = reflect.ValueOf(fmtmirror.NewMapBuilder)
 	rt["MirrorValue"] = reflect.ValueOf(fmtmirror.Value)
 	rt["MirrorDynamic"] = reflect.ValueOf(fmtmirror.Dynamic)
+	rt["MirrorFormatter"] = reflect.ValueOf(fmtmirror.NewFormatter)
 }
 
 const (
@@ -46,8 +48,11 @@ type mirror struct {
 	r    *rewriter
 	rt   string
 	show bool
-	path map[*types.Named]int // named types being rebuilt: recursion
-	pos  token.Pos            // where the operand is
+	// syntax says it is for %#v: the type switch (convText) rebuilds what
+	// an interface holds in Go syntax, with its type's name.
+	syntax bool
+	path   map[*types.Named]int // named types being rebuilt: recursion
+	pos    token.Pos            // where the operand is
 
 	conv      string       // name of the type switch, once used ("nil": none)
 	convTypes []types.Type // the types it switches on
@@ -61,6 +66,7 @@ func (r *rewriter) boxDeep(a ast.Expr, t types.Type, show bool) bool {
 		return false
 	}
 	m.rt = r.ctx.qualify(rtPath) // adds the import: only when used
+	m.staticParts(a, 0)
 	text := m.gen(t, "("+r.nodeText(a)+")", 0, false)
 	if m.conv != "" && m.conv != "nil" {
 		text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
@@ -118,7 +124,7 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
 		return false
 	}
-	if !bare && m.hasMethod(t) {
+	if !bare && (m.hasMethod(t) || m.r.formats(t)) {
 		return true
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
@@ -167,6 +173,9 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 		return m.rt + ".MirrorValue(" + x + ")"
 	}
 	tt := m.r.ctx.typeText(t, m.r.subst)
+	if !bare && m.r.formats(t) {
+		return m.genFormatter(t, tt, x)
+	}
 	if !bare && m.hasMethod(t) {
 		conv := m.rt + ".Stringer(v.String())"
 		if types.Implements(t, errorType) {
@@ -254,27 +263,27 @@ func (m *mirror) convName(bare bool) string {
 // without it, as in Go) first, then those whose parts need a rebuild (a
 // struct with a field of type Color).
 func (m *mirror) methodTypes() []types.Type {
-	scope := m.r.ctx.chk.scope()
-	inner := scope.Innermost(m.pos)
 	var methods, rebuilt []types.Type
-	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.IsAlias() {
+	pkgLevel, extra := m.visibleTypes()
+	for _, n := range append(extra, pkgLevel...) {
+		if types.IsInterface(n) {
 			continue
-		}
-		n, ok := tn.Type().(*types.Named)
-		if !ok || n.TypeParams().Len() > 0 || types.IsInterface(n) {
-			continue
-		}
-		if inner != nil {
-			if _, obj := inner.LookupParent(name, m.pos); obj != tn {
-				continue // shadowed where the operand is
-			}
 		}
 		switch {
-		case fmtIface(n):
+		case m.syntax && (m.goStringer(n) || m.r.formats(n)):
 			methods = append(methods, n)
-		case fmtIface(types.NewPointer(n)):
+		case m.syntax && (m.goStringer(types.NewPointer(n)) || m.r.formats(types.NewPointer(n))):
+			methods = append(methods, types.NewPointer(n))
+		case m.syntax:
+			// %#v names the type: a struct, or a type yaegi wraps (one
+			// with methods); others are plain values of their
+			// underlying type, and cannot be told from it.
+			if _, isStruct := n.Underlying().(*types.Struct); isStruct || types.NewMethodSet(n).Len() > 0 {
+				rebuilt = append(rebuilt, n)
+			}
+		case fmtIface(n) || m.r.formats(n):
+			methods = append(methods, n)
+		case fmtIface(types.NewPointer(n)) || m.r.formats(types.NewPointer(n)):
 			methods = append(methods, types.NewPointer(n))
 		case m.needs(n, 1, false):
 			rebuilt = append(rebuilt, n)
@@ -298,6 +307,18 @@ func (m *mirror) convText() string {
 		tt := m.r.ctx.typeText(t, m.r.subst)
 		var ret string
 		switch {
+		case m.r.formats(t):
+			ret = m.rt + ".MirrorFormatter(v.(" + tt + ").Format)"
+		case m.syntax && m.goStringer(t):
+			ret = m.rt + ".GoText(v.(" + tt + ").GoString())"
+		case m.syntax:
+			if types.NewMethodSet(t).Len() == 0 {
+				continue // never wrapped: known by its layout below
+			}
+			ret = m.genSyntax(t, "v.("+tt+")", 1)
+			if b.Len()+len(ret) > maxMirrorText/2 {
+				continue
+			}
 		case types.Implements(t, errorType):
 			ret = m.rt + ".Errorer(v.(" + tt + ").Error())"
 		case types.Implements(t, stringerType):
@@ -322,19 +343,133 @@ func (m *mirror) convText() string {
 	// before the switch.
 	shared := m.sharedLayouts()
 	for _, t := range m.convTypes {
-		if _, isStruct := t.Underlying().(*types.Struct); !isStruct || fmtIface(t) || shared[m.layout(t, 0)] {
+		base, isPtr := t.(*types.Pointer)
+		if isPtr {
+			t = base.Elem()
+		}
+		if _, isStruct := t.Underlying().(*types.Struct); !isStruct || shared[m.layout(t, 0)] {
 			continue // another of the session's types looks the same to yaegi
 		}
 		if strings.Contains(m.layout(t, 0), "interface") {
 			continue // the native walk finds its interface fields' wrappers
 		}
-		tt := m.r.ctx.typeText(t, m.r.subst)
-		if ret := m.gen(t, "x", 1, false); b.Len()+len(ret) <= maxMirrorText/2 {
-			b.WriteString("if x, ok := v.(" + tt + "); ok { return " + ret + " }; ")
+		if !isPtr {
+			m.layoutCase(&b, t)
+		}
+		if pt := types.NewPointer(t); m.syntax || fmtIface(pt) || m.r.formats(pt) {
+			m.layoutCase(&b, pt) // &T{...} in an any is plain too
 		}
 	}
 	b.WriteString("return v }; return " + m.conv + " }()")
 	return b.String()
+}
+
+// layoutCase writes the comma-ok assertion of a plain value of t (a
+// struct of the session, or a pointer to one) in the type switch.
+func (m *mirror) layoutCase(b *strings.Builder, t types.Type) {
+	tt := m.r.ctx.typeText(t, m.r.subst)
+	var ret string
+	switch {
+	case m.r.formats(t):
+		ret = m.rt + ".MirrorFormatter(x.Format)"
+	case !m.syntax && types.Implements(t, errorType):
+		ret = m.rt + ".Errorer(x.Error())"
+	case !m.syntax && types.Implements(t, stringerType):
+		ret = m.rt + ".Stringer(x.String())"
+	case m.syntax && m.goStringer(t):
+		ret = m.rt + ".GoText(x.GoString())"
+	case m.syntax:
+		ret = m.genSyntax(t, "x", 1)
+	default:
+		ret = m.gen(t, "x", 1, false)
+	}
+	if b.Len()+len(ret) > maxMirrorText/2 {
+		return // the rest print without their parts' methods
+	}
+	if _, isPtr := t.(*types.Pointer); isPtr {
+		ret = "if x == nil { return nil }; return " + ret
+	} else {
+		ret = "return " + ret
+	}
+	b.WriteString("if x, ok := v.(" + tt + "); ok { " + ret + " }; ")
+}
+
+// visibleTypes are the session's named types visible where the operand
+// is: those of the package scope not shadowed there (generic ones left
+// out), and the extra ones, types declared in the enclosing functions
+// before the operand and the instances of the session's generic types the
+// cell names (W[int]; those only earlier cells name are not known here),
+// innermost first.
+func (m *mirror) visibleTypes() (pkgLevel, extra []*types.Named) {
+	scope := m.r.ctx.chk.scope()
+	inner := scope.Innermost(m.pos)
+	for s := inner; s != nil && s != scope; s = s.Parent() {
+		for _, name := range s.Names() {
+			if tn, ok := s.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() && tn.Pos() < m.pos {
+				if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() == 0 {
+					if _, obj := inner.LookupParent(name, m.pos); obj == tn {
+						extra = append(extra, n)
+					}
+				}
+			}
+		}
+	}
+	var insts []*types.Named
+	seen := map[string]bool{}
+	for id, inst := range m.r.code.info.Instances {
+		if !m.r.ctx.chk.cur.contains(id.Pos()) {
+			continue // another cell's (the whole model's info has them all)
+		}
+		n, ok := inst.Type.(*types.Named)
+		if ok && m.r.ctx.chk.local(n.Obj().Pkg()) && n.TypeArgs().Len() > 0 && !seen[n.String()] && !hasTypeParam(n) {
+			seen[n.String()] = true
+			insts = append(insts, n)
+		}
+	}
+	slices.SortFunc(insts, func(a, b *types.Named) int { return strings.Compare(a.String(), b.String()) })
+	extra = append(extra, insts...)
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok || n.TypeParams().Len() > 0 {
+			continue
+		}
+		if inner != nil {
+			if _, obj := inner.LookupParent(name, m.pos); obj != tn {
+				continue // shadowed where the operand is
+			}
+		}
+		pkgLevel = append(pkgLevel, n)
+	}
+	return pkgLevel, extra
+}
+
+// hasTypeParam reports whether t mentions a type parameter.
+func hasTypeParam(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		for i := range t.TypeArgs().Len() {
+			if hasTypeParam(t.TypeArgs().At(i)) {
+				return true
+			}
+		}
+	case *types.Pointer:
+		return hasTypeParam(t.Elem())
+	case *types.Slice:
+		return hasTypeParam(t.Elem())
+	case *types.Array:
+		return hasTypeParam(t.Elem())
+	case *types.Map:
+		return hasTypeParam(t.Key()) || hasTypeParam(t.Elem())
+	case *types.Chan:
+		return hasTypeParam(t.Elem())
+	}
+	return false
 }
 
 // sharedLayouts are the layouts (see layout) of more than one of the
@@ -343,12 +478,19 @@ func (m *mirror) convText() string {
 func (m *mirror) sharedLayouts() map[string]bool {
 	scope := m.r.ctx.chk.scope()
 	seen := map[string]int{}
+	count := func(t types.Type) {
+		if _, isStruct := t.Underlying().(*types.Struct); isStruct {
+			seen[m.layout(t, 0)]++
+		}
+	}
 	for _, name := range scope.Names() {
 		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
-			if _, isStruct := tn.Type().Underlying().(*types.Struct); isStruct {
-				seen[m.layout(tn.Type(), 0)]++
-			}
+			count(tn.Type())
 		}
+	}
+	_, extra := m.visibleTypes()
+	for _, n := range extra {
+		count(n) // a local type or an instance: not counted above
 	}
 	shared := map[string]bool{}
 	for k, n := range seen {
@@ -397,6 +539,10 @@ func (r *rewriter) showExpr(st ast.Stmt) {
 		return
 	}
 	tv, ok := r.code.info.Types[es.X]
+	if ok && r.formats(tv.Type) {
+		r.boxDeep(es.X, tv.Type, true) // fmt would call Format: so does the prompt
+		return
+	}
 	if !ok || tv.Type == nil || tv.Value != nil || types.IsInterface(tv.Type) && fmtIface(tv.Type) {
 		return // an error or Stringer is shown by its method (sandbox)
 	}

@@ -11,6 +11,8 @@ func BenchmarkLowerFmtDeep(b *testing.B) {
 		{"deep", "fmt.Println(Box{Blue, Sq{2}}, []Color{Red}, map[Color]int{Red: 1}, &Box{})"},
 		{"behind-any", `fmt.Println([]any{Red, 1}, map[string]any{"a": Blue})`},
 		{"sharp-v", `fmt.Printf("%#v\n", Box{Blue, Sq{2}})`},
+		{"converted-parts", `fmt.Println([]any{[]Color{Red}}, any(map[string]Color{"a": Blue}))`},
+		{"format", `fmt.Printf("%d %v\n", F(1), []F{2})`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := NewSession(Options{})
@@ -22,6 +24,7 @@ func BenchmarkLowerFmtDeep(b *testing.B) {
 				"type Sq struct{ S int }\nfunc (s Sq) Area() float64 { return 1 }",
 				`func (s Sq) String() string { return "sq" }`,
 				"type Shape interface{ Area() float64 }\ntype Box struct{ C Color; Sh Shape }",
+				"type F int\nfunc (f F) Format(s fmt.State, c rune) {}",
 			} {
 				if _, err := s.Lower(c); err != nil {
 					b.Fatalf("%q: %v", c, err)

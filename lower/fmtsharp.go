@@ -29,12 +29,15 @@ func init() {
 // boxGoSyntax replaces operand a of type t, printed with %#v, by its
 // rebuilt value when it needs one, and reports whether it did.
 func (r *rewriter) boxGoSyntax(a ast.Expr, t types.Type) bool {
-	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos()}
+	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos(), syntax: true}
 	if !m.needsSyntax(t, 0) {
 		return false
 	}
 	m.rt = r.ctx.qualify(rtPath)
 	text := m.genSyntax(t, "("+r.nodeText(a)+")", 0)
+	if m.conv != "" && m.conv != "nil" {
+		text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+	}
 	if len(text) > maxMirrorText {
 		return false
 	}
@@ -64,7 +67,7 @@ func (m *mirror) needsSyntax(t types.Type, depth int) bool {
 	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
 		return false
 	}
-	if m.goStringer(t) {
+	if m.goStringer(t) || m.r.formats(t) {
 		return true
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
@@ -74,11 +77,13 @@ func (m *mirror) needsSyntax(t types.Type, depth int) bool {
 		if _, basic := n.Underlying().(*types.Basic); basic {
 			return false // %#v prints the value only: 1, "x", true
 		}
-		return !types.IsInterface(n) || depth > 0
+		return !types.IsInterface(n) || depth > 0 || m.convName(false) != "nil"
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Interface:
-		return depth > 0 // what it holds may be yaegi's wrapper
+		// What it holds may be yaegi's wrapper (below the top), or a value
+		// of the session's types, printed with yaegi's type names.
+		return depth > 0 || m.convName(false) != "nil"
 	case *types.Struct:
 		return true // yaegi renames unexported fields
 	case *types.Pointer:
@@ -109,6 +114,9 @@ func (m *mirror) genSyntax(t types.Type, x string, depth int) string {
 	name := strconv.Quote(m.reflectName(t))
 	fn := func(body string) string { return "func(v " + tt + ") any { " + body + " }(" + x + ")" }
 	_, isPtr := t.Underlying().(*types.Pointer)
+	if m.r.formats(t) {
+		return m.genFormatter(t, tt, x) // Format before GoString, as in fmt
+	}
 	if m.goStringer(t) {
 		if isPtr {
 			return fn("if v == nil { return " + m.rt + ".GoAddr(" + name + ", nil) }; return " + m.rt + ".GoText(v.GoString())")
@@ -117,8 +125,12 @@ func (m *mirror) genSyntax(t types.Type, x string, depth int) string {
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Interface:
-		return fn("if v == nil { return " + m.rt + ".GoAddr(" + name + ", nil) }; return " + m.rt +
-			".MirrorDynamic(any(v), " + strconv.Itoa(depth) + ", " + strconv.Itoa(fmtmirror.Syntax) + ", nil)")
+		null := m.rt + ".GoAddr(" + name + ", nil)"
+		if depth == 0 {
+			null = "nil" // fmt prints a nil operand <nil>
+		}
+		return fn("if v == nil { return " + null + " }; return " + m.rt +
+			".MirrorDynamic(any(v), " + strconv.Itoa(depth) + ", " + strconv.Itoa(fmtmirror.Syntax) + ", " + m.convName(false) + ")")
 	case *types.Struct:
 		names := make([]string, u.NumFields())
 		var vals strings.Builder

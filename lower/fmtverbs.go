@@ -59,22 +59,26 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		a := args[k]
 		t := r.typeOf(a)
-		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) {
-			continue
+		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) {
+			continue // (what an any holds may be a struct of the session's: %#v names it)
 		}
 		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
 			t = types.Default(t)
 		}
 		switch {
 		case v.verb == 'T':
-			if types.IsInterface(t) || !pure(a) {
+			if types.IsInterface(t) || !pure(a) && r.code.info.Types[a].Value == nil {
 				continue
 			}
 			newFormat[v.at] = 's'
 			r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
 			changed = true
+		case v.verb == 'w' && types.Implements(t, errorType) && r.formats(t):
+			r.boxAs(a, "error") // Errorf wraps the error itself (its Format unused)
 		case v.verb == 'v' && v.sharp:
 			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
+		case v.verb != 'p' && r.formats(t):
+			r.boxDeep(a, t, false) // Format is called for every verb
 		case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
 		case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
 			b, ok := t.Underlying().(*types.Basic)
@@ -110,15 +114,23 @@ func (r *rewriter) boxMethods(a ast.Expr) bool {
 	if types.IsInterface(t) {
 		return r.boxDynamic(a, t)
 	}
+	if r.formats(t) {
+		return r.boxDeep(a, t, false) // before a String or Error it has
+	}
 	if iface := r.methodIface(t); iface != "" && r.mentionsCellType(t) {
-		text := r.nodeText(a)
-		if tv := r.code.info.Types[a]; tv.Value != nil {
-			text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
-		}
-		r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
+		r.boxAs(a, iface)
 		return true
 	}
 	return r.boxDeep(a, t, false)
+}
+
+// boxAs boxes operand a in the interface iface.
+func (r *rewriter) boxAs(a ast.Expr, iface string) {
+	text := r.nodeText(a)
+	if tv := r.code.info.Types[a]; tv.Value != nil {
+		text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
+	}
+	r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
 }
 
 // methodIface names the interface of fmt's that t implements, or "".
@@ -265,7 +277,7 @@ func parseVerbs(format string) ([]verb, bool) {
 }
 
 // declaresFmtMethods reports whether a cell of the session, or the
-// current one, declares a method String or Error.
+// current one, declares a method String, Error, Format or GoString.
 func (c *checked) declaresFmtMethods() bool {
 	if c.fmtMethods == 0 {
 		c.fmtMethods = -1
@@ -273,7 +285,7 @@ func (c *checked) declaresFmtMethods() bool {
 			c.fmtMethods = 1
 		}
 		for _, d := range c.cur.decls {
-			if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && (f.Name.Name == "String" || f.Name.Name == "Error") {
+			if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil && fmtMethodNames[f.Name.Name] {
 				c.fmtMethods = 1
 			}
 		}

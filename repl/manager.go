@@ -217,7 +217,7 @@ func isSessionID(name string) bool {
 
 func (m *Manager) newSession(md meta, dir string) *Session {
 	return &Session{id: md.ID, owner: md.Owner, dir: dir, created: md.Created, lastUsed: md.LastUsed, m: m,
-		ephemeral: md.Ephemeral, journal: OpenJournal(dir, m.sync())}
+		ephemeral: md.Ephemeral, env: md.Env, journal: OpenJournal(dir, m.sync())}
 }
 
 // Create makes a new session for owner, with its directory layout and
@@ -230,9 +230,9 @@ func (m *Manager) Create(ctx context.Context, owner string, opts ...CreateOption
 type CreateOption func(*Session)
 
 // WithEnv gives the session's code the environment env (NAME=VALUE,
-// checked by sandbox.CheckEnv when its evaluator starts): kept for the
-// evaluators of the host's lifetime (a crash's restore too), not written to
-// the session's directory.
+// checked by sandbox.CheckEnv: Create fails with sandbox.ErrBadEnv): kept
+// for every evaluator of the session, in its session.json too, so that a
+// restore after a crash or a host restart sees what the cells saw.
 func WithEnv(env []string) CreateOption {
 	return func(s *Session) { s.env = slices.Clone(env) }
 }
@@ -248,6 +248,13 @@ func (m *Manager) CreateEphemeral(ctx context.Context, owner string, opts ...Cre
 func (m *Manager) create(ctx context.Context, owner string, ephemeral bool, opts []CreateOption) (*Session, error) {
 	if m.stopping.Load() {
 		return nil, ErrShuttingDown
+	}
+	var set Session // what opts set, for session.json
+	for _, o := range opts {
+		o(&set)
+	}
+	if err := sandbox.CheckEnv(set.env); err != nil {
+		return nil, err
 	}
 	m.mu.Lock()
 	n := m.creating[owner]
@@ -274,7 +281,7 @@ func (m *Manager) create(ctx context.Context, owner string, ephemeral bool, opts
 	m.mu.Unlock()
 
 	now := m.now()
-	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive, Ephemeral: ephemeral}
+	md := meta{ID: uuid.NewString(), Owner: owner, Created: now, LastUsed: now, State: StateLive, Ephemeral: ephemeral, Env: set.env}
 	dir := filepath.Join(m.cfg.Root, md.ID)
 	_, err := m.claim(ctx, md.ID, owner)
 	if err == nil {

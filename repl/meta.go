@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/replhost/replhost/sandbox"
 	"github.com/replhost/replhost/users"
 )
 
@@ -31,13 +32,18 @@ type meta struct {
 	LastUsed  time.Time `json:"last_used"`
 	State     State     `json:"state"`
 	Ephemeral bool      `json:"ephemeral,omitempty"`
-	Seal      string    `json:"seal,omitempty"` // see metaseal.go
+	// Env is the environment of the connection that created the session
+	// (WithEnv): a restore after a host restart gives it back, so that
+	// replayed cells that read os.Getenv compute what they did.
+	Env  []string `json:"env,omitempty"`
+	Seal string   `json:"seal,omitempty"` // see metaseal.go
 }
 
 const (
 	metaFile = "session.json"
-	// maxMeta bounds session.json: a few hundred bytes as the host writes it.
-	maxMeta = 64 << 10
+	// maxMeta bounds session.json: a few hundred bytes as the host writes
+	// it, plus the environment (sandbox.MaxEnvBytes, JSON-escaped).
+	maxMeta = 8 * sandbox.MaxEnvBytes
 )
 
 // writeMeta replaces dir/session.json atomically, through an os.Root of dir,
@@ -88,6 +94,9 @@ func readMeta(dir, id string, checkOwner func(string) error, key []byte, legacy 
 	}
 	if !(legacy && m.Seal == "") && !m.checkSeal(key) {
 		return m, fmt.Errorf("%s: %w", metaFile, errBadSeal)
+	}
+	if err := sandbox.CheckEnv(m.Env); err != nil {
+		return m, fmt.Errorf("%s: %w", metaFile, err)
 	}
 	return m, nil
 }

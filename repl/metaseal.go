@@ -72,7 +72,13 @@ func loadSealKey(root string) (key []byte, fresh bool, err error) {
 // seal is the HMAC of the fields of m a session must not change.
 func (m meta) seal(key []byte) string {
 	h := hmac.New(sha256.New, key)
-	for _, f := range []string{"replhost session 1", m.ID, m.Owner, m.Created.UTC().Format("2006-01-02T15:04:05.999999999Z"), strconv.FormatBool(m.Ephemeral)} {
+	fields := []string{"replhost session 1", m.ID, m.Owner, m.Created.UTC().Format("2006-01-02T15:04:05.999999999Z"), strconv.FormatBool(m.Ephemeral)}
+	if len(m.Env) > 0 {
+		// Added after the first seals: a session without one seals as
+		// before, so their session.json files stay valid.
+		fields = append(append(fields, "env"), m.Env...)
+	}
+	for _, f := range fields {
 		h.Write([]byte(strconv.Itoa(len(f))))
 		h.Write([]byte{':'})
 		h.Write([]byte(f))

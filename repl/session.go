@@ -21,7 +21,7 @@ type Session struct {
 	id, owner, dir string
 	created        time.Time
 	ephemeral      bool     // a script's or one-shot eval's: removed when it ends, and by the next host
-	env            []string // the code's environment (WithEnv), fixed at Create; not kept on disk
+	env            []string // the code's environment (WithEnv), fixed at Create; in session.json
 	m              *Manager
 	journal        *Journal
 	stdout, stderr switchWriter
@@ -211,7 +211,7 @@ func (s *Session) Complete(word string) []string {
 
 // metaLocked is the session's session.json in state; called with mu held.
 func (s *Session) metaLocked(state State) meta {
-	return meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: state, Ephemeral: s.ephemeral}
+	return meta{ID: s.id, Owner: s.owner, Created: s.created, LastUsed: s.lastUsed, State: state, Ephemeral: s.ephemeral, Env: s.env}
 }
 
 // saveMeta replaces the session's session.json with a later last use or

@@ -12,7 +12,7 @@ import (
 // lowerTriggers are the words whose presence in a cell may need the front
 // end: yaegi v0.16.1 cannot run range over int or func, the builtins min,
 // max and clear, generics, or the generic packages; it gets wrong %T of
-// interpreted types, defers at top level and in loops, and blocks that
+// interpreted types (and their names in %#v), defers at top level and in loops, and blocks that
 // shadow globals or capture loop variables ("{"), a type declared again,
 // complex and wide constants, and builtins given one call's results.
 // (Values with Error or
@@ -21,7 +21,7 @@ import (
 // goes to yaegi as typed: the type-check costs milliseconds on a long
 // session, and the round trip of `1+2` must stay under one.
 var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
-	"{", "%T", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete("}
+	"{", "%T", "%#v", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete("}
 
 // needsLowering is the cheap syntactic test before the typed front end.
 func needsLowering(cell string, lowerAll bool) bool {

@@ -22,6 +22,8 @@ func TestShownValues(t *testing.T) {
 		"func (c Celsius) String() string { return fmt.Sprintf(\"%.1f°C\", float64(c)) }\n" +
 		"type Oops struct{ Code int }\n" +
 		"func (o *Oops) Error() string { return \"oops \" + strconv.Itoa(o.Code) }\n" +
+		"type Fm int\n" +
+		"func (f Fm) Format(s fmt.State, c rune) { fmt.Fprintf(s, \"F<%c%d>\", c, int(f)) }\n" +
 		"var _ = os.Remove\nvar _ = errors.New\nvar _ = json.Marshal"
 	if err := in.Eval(context.Background(), setup, true); err != nil {
 		t.Fatal(err)
@@ -40,6 +42,9 @@ func TestShownValues(t *testing.T) {
 		{"value-error-set", `strconv.Atoi("x")`, "strconv.Atoi: parsing \"x\": invalid syntax\n"},
 		{"func-by-type", `strconv.Itoa`, "func(int) string\n"},
 		{"mid-cell-nil-error-silent", "os.Remove(\"/nonexistent-dir-of-test/x\") == nil\nerrors.Unwrap(errors.New(\"x\"))\n1", "false\n1\n"},
+		{"format-method-of-cell-type", "Fm(3)", "F<v3>\n"},
+		{"format-method-nested", "struct{ A []Fm }{[]Fm{1, 2}}", "{A:[F<v1> F<v2>]}\n"},
+		{"slice-of-cell-type-behind-any", "[]any{[]Celsius{1}, map[string]Celsius{\"k\": 2}}", "[[1.0°C] map[k:2.0°C]]\n"},
 		{"print-shows-nothing-else", `fmt.Println("hi")`, "hi\n"},
 		{"several-results", `func() (string, int) { return "a", 2 }()`, "\"a\" 2\n"},
 		{"print-results-hidden", `fmt.Print("")`, ""},

@@ -70,9 +70,13 @@ func (s *Server) forward(sess ssh.Session, addr, subsystem string) int {
 	return <-status
 }
 
-// startRemote sends the client's environment, terminal and command (or
+// startRemote sends the client's environment (and the session
+// environment made for it here, forwardenv.go), terminal and command (or
 // shell, or subsystem) on ch, as the client sent them here.
 func (s *Server) startRemote(sess ssh.Session, ch gossh.Channel, subsystem string) error {
+	if err := s.sendNodeEnv(sess, ch); err != nil {
+		return err
+	}
 	for _, kv := range sess.Environ() {
 		if name, value, ok := strings.Cut(kv, "="); ok && name != channelEnvKey {
 			// Refused ones are refused there too.

@@ -33,6 +33,10 @@ type chanState struct {
 	window   chan ssh.Window // newest window size, for a login forwarded to another node
 	modes    string          // the pty-req's terminal modes, for a login forwarded to another node; set before the shell starts
 	original string          // the command the client asked for, when command= forced another
+	// nodeEnv is the session environment the node that forwarded this
+	// login made for its client (forwardenv.go); set before the shell
+	// starts, on a login with the node key only.
+	nodeEnv []string
 }
 
 var nextChannel atomic.Uint64
@@ -82,6 +86,10 @@ func (s *Server) filterRequests(ctx ssh.Context, in <-chan *gossh.Request, out c
 		switch req.Type {
 		case "env":
 			var kv struct{ Name, Value string }
+			if !started && gossh.Unmarshal(req.Payload, &kv) == nil && kv.Name == nodeEnvKey {
+				req.Reply(s.takeNodeEnv(st, grant, kv.Value), nil)
+				continue
+			}
 			ok := !started && gossh.Unmarshal(req.Payload, &kv) == nil && envAllowed(kv.Name) &&
 				len(env) < maxEnvVars && envBytes+len(kv.Name)+len(kv.Value) <= maxEnvBytes
 			if ok {

@@ -2,6 +2,7 @@ package sshd
 
 import (
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,9 @@ const maxOriginalCommand = 32 << 10
 // what the client asked for. Everything from the client is checked again
 // here: a name that is no shell name or a value with a NUL is dropped.
 func (s *Server) sessionEnv(sess ssh.Session) []string {
+	if st := s.channelOf(sess); st.nodeEnv != nil && forwarded(sess) {
+		return slices.Clone(st.nodeEnv) // made by the node the client logged in to
+	}
 	env := []string{"USER=" + sess.User(), "LOGNAME=" + sess.User()}
 	if c, ok := sess.RemoteAddr().(*net.TCPAddr); ok {
 		if l, ok := sess.LocalAddr().(*net.TCPAddr); ok {

@@ -13,8 +13,9 @@ const (
 	Show = 1 << iota
 	// Bare: below an unexported field, where fmt calls no method.
 	Bare
-	// Syntax: for %#v: no method called, wrappers unwrapped, and
-	// interpreted structs left as they are (their type's name is unknown).
+	// Syntax: for %#v: conv (GoString, Format, or a rebuild in Go
+	// syntax) called, other wrappers unwrapped, and interpreted structs
+	// conv does not know left as they are (their type's name is unknown).
 	Syntax
 )
 
@@ -33,7 +34,7 @@ const maxDynamicDepth = 12
 // depth is where v is in the printed operand (0: at its top).
 func Dynamic(v any, depth, flags int, conv func(any) any) any {
 	w := walker{conv: conv, show: flags&Show != 0, syntax: flags&Syntax != 0}
-	out, _ := w.walk(v, depth, flags&(Bare|Syntax) != 0)
+	out, _ := w.walk(v, depth, flags&Bare != 0)
 	return out
 }
 
@@ -70,9 +71,6 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		if w.syntax {
-			return v, false
-		}
 		if !bare && w.conv != nil {
 			// yaegi stores some values of the session's struct types
 			// plain: conv knows them by their layout.
@@ -80,8 +78,25 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 				return r, true
 			}
 		}
+		if w.syntax {
+			return v, false // its type's name is unknown
+		}
 		return w.structOf(rv, depth, bare)
 	case reflect.Pointer:
+		if !bare && w.conv != nil && !rv.IsNil() && t.Elem().Kind() == reflect.Struct {
+			// A pointer to a struct of the session's, stored plain:
+			// conv knows it by its layout when *T has a method (or, for
+			// %#v, always: (*main.T)(0xc000…) below the top, and at the
+			// top &main.T{…}, from what it points to).
+			if w.syntax && depth == 0 {
+				elem := rv.Elem().Interface()
+				if r := w.conv(elem); reflect.TypeOf(r) != t.Elem() {
+					return NewGoPtr(r), true
+				}
+			} else if r := w.conv(v); reflect.TypeOf(r) != t {
+				return r, true
+			}
+		}
 		if rv.IsNil() || depth > 0 && !w.show {
 			return v, false // fmt prints the address
 		}

@@ -230,3 +230,20 @@ func (b *MapBuilder) Map() any {
 	}
 	return NewMap(b.orig, b.keys, b.vals)
 }
+
+// Formatter is a value of an interpreted type with a Format method, as
+// its method value: fmt calls it for every verb (yaegi hands fmt the value
+// without the method below the top of an operand).
+type Formatter func(fmt.State, rune)
+
+// NewFormatter makes a Formatter of format, a method value; nil (printed
+// <nil>) when there is none.
+func NewFormatter(format func(fmt.State, rune)) any {
+	if format == nil {
+		return nil
+	}
+	return Formatter(format)
+}
+
+// Format calls the method.
+func (f Formatter) Format(s fmt.State, verb rune) { f(s, verb) }

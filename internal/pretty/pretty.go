@@ -264,6 +264,8 @@ func (p *printer) mirrored(v reflect.Value, depth int) (node, bool) {
 		return p.node(reflect.ValueOf(inner), depth, false), true
 	}
 	switch m := v.Interface().(type) {
+	case fmtmirror.Formatter:
+		return leaf(fmt.Sprint(m)), true // the value's own Format method
 	case fmtmirror.Struct:
 		elems := make([]node, len(m.Vals))
 		for i, x := range m.Vals {
