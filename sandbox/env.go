@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -56,7 +57,17 @@ func EnvName(name string) bool {
 	return true
 }
 
-// interpEnv is the environment the session's code sees: env, then HOME.
+// StdPath is the PATH a session's code sees, the one OpenSSH's sshd gives
+// a login (Debian's default without games): programs look for it, though
+// a session may run none of them.
+const StdPath = "/usr/local/bin:/usr/bin:/bin"
+
+// interpEnv is the environment the session's code sees: env, then PATH
+// (unless env has one), then HOME.
 func interpEnv(env []string, home string) []string {
-	return append(append(make([]string, 0, len(env)+1), env...), "HOME="+home)
+	out := append(make([]string, 0, len(env)+2), env...)
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PATH=") }) {
+		out = append(out, "PATH="+StdPath)
+	}
+	return append(out, "HOME="+home)
 }

@@ -7,15 +7,16 @@ import (
 	"testing"
 
 	"github.com/replhost/replhost/internal/testhost"
+	"github.com/replhost/replhost/sandbox"
 )
 
 // envProbe prints what the session's code sees of its environment.
 const envProbe = `import ("fmt"; "os"); fmt.Println(os.Getenv("LANG"), os.Getenv("LC_TIME"), os.Getenv("TERM"), os.Getenv("USER"), os.Getenv("LOGNAME"), ` +
-	`os.Getenv("LD_PRELOAD") == "", os.Getenv("LC_ODD") == "", os.Getenv("REPLHOST_CHANNEL") == "", strings.HasPrefix(os.Getenv("SSH_CONNECTION"), "127.0.0.1 "))`
+	`os.Getenv("LD_PRELOAD") == "", os.Getenv("LC_ODD") == "", os.Getenv("REPLHOST_CHANNEL") == "", strings.HasPrefix(os.Getenv("SSH_CONNECTION"), "127.0.0.1 "), os.Getenv("PATH"))`
 
 // The variables an x/crypto client sends (Setenv) that the host accepts
 // reach the session's code through os.Getenv, with USER, LOGNAME and
-// SSH_CONNECTION as OpenSSH sets them; refused or malformed ones do not,
+// SSH_CONNECTION and PATH as OpenSSH sets them; refused or malformed ones do not,
 // and in-process sessions leave the host's own environment alone.
 func TestClientEnvReachesTheSession(t *testing.T) {
 	for _, mode := range []struct {
@@ -44,7 +45,7 @@ func TestClientEnvReachesTheSession(t *testing.T) {
 			if err := s.Run("eval import \"strings\"; " + envProbe); err != nil {
 				t.Fatalf("eval: %v, stderr %q", err, errOut.String())
 			}
-			if want := "de_DE.UTF-8 C xterm-256color alice alice true true true true\n"; out.String() != want {
+			if want := "de_DE.UTF-8 C xterm-256color alice alice true true true true " + sandbox.StdPath + "\n"; out.String() != want {
 				t.Errorf("the code sees %q; want %q", out.String(), want)
 			}
 			if v := os.Getenv("LC_TIME"); v == "C" && !mode.process {
