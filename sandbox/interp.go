@@ -192,15 +192,14 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 		return err
 	}
 	commit := !declaresNothing(units)
-	src, back, err := in.lowerCell(cell)
+	plan, back, err := in.lowerCell(cell)
 	if err != nil {
 		return err
 	}
+	src := plan.Src
 	if src != cell {
-		if units, err = splitCell(src); err == nil {
-			err = checkSyntax(units)
-		}
-		if err != nil {
+		units = planUnits(plan)
+		if err := checkSyntax(units); err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
 		}
 	}

@@ -45,28 +45,31 @@ func genericDecl(cell string) bool {
 }
 
 // lowerCell runs the typed front end on cell when it may need it, and
-// returns what the interpreter runs, with back, which moves the position of
-// an error the interpreter reports in that code to the user's cell. A type
-// error is the user's, at the user's line and column.
-func (in *Interp) lowerCell(cell string) (src string, back func(error) error, err error) {
+// returns its plan (what the interpreter runs, cut into units, with the
+// map back to the cell), with back, which moves the position of an error
+// the interpreter reports in that code to the user's cell. A type error is
+// the user's, at the user's line and column. A cell the front end leaves
+// alone is a plan of the cell itself, without units.
+func (in *Interp) lowerCell(cell string) (plan *lower.Plan, back func(error) error, err error) {
 	same := func(err error) error { return err }
+	asTyped := &lower.Plan{Src: cell}
 	if in.lower == nil || !needsLowering(cell, in.generics) {
-		return cell, same, nil
+		return asTyped, same, nil
 	}
-	out, m, err := in.lower.LowerMap(cell)
+	p, err := in.lower.Plan(cell)
 	var le *lower.Error
 	if errors.As(err, &le) && !strings.HasPrefix(le.Msg, "expected ") {
-		return "", same, errorAt(le.Line, le.Col, le.Msg)
+		return nil, same, errorAt(le.Line, le.Col, le.Msg)
 	}
 	if err != nil {
 		// The cell parsed here, so a parse error there, or any other
 		// failure, is a limitation of the front end: let yaegi judge.
-		return cell, same, nil
+		return asTyped, same, nil
 	}
-	if m == nil {
-		return out, same, nil
+	if p.Map == nil {
+		return p, same, nil
 	}
-	return out, func(err error) error { return userError(err, m) }, nil
+	return p, func(err error) error { return userError(err, p.Map) }, nil
 }
 
 // userError moves the position of an error of the interpreter in lowered
