@@ -32,12 +32,15 @@ func (s *Session) Plan(cell string) (*Plan, error) {
 	if lerr != nil {
 		return nil, fmt.Errorf("lower: the lowered code does not scan: %w", lerr)
 	}
-	p.Units = exportUnits(us)
+	p.Units = make([]Unit, len(us))
 	p.NoValue = make([]bool, len(us))
 	if s.last != nil {
 		for i, u := range us {
 			p.NoValue[i] = u.kind == unitStmt && s.last.calls[out[u.start:u.end]]
 		}
+	}
+	for i, u := range us {
+		p.Units[i] = u.export()
 	}
 	return p, nil
 }

@@ -37,6 +37,13 @@ const headTokens = 64
 // It is the one splitter of a cell: the front end's sections and output
 // order, the sandbox's units (Units) and Split.
 func splitUnits(src []byte) ([]unit, *Error) {
+	var units []unit
+	err := cutUnits(src, func(u unit) { units = append(units, u) })
+	return units, err
+}
+
+// cutUnits is splitUnits, handing each unit to add.
+func cutUnits(src []byte, add func(unit)) *Error {
 	var s scanner.Scanner
 	fset := token.NewFileSet()
 	file := fset.AddFile("cell", fset.Base(), len(src))
@@ -47,7 +54,6 @@ func splitUnits(src []byte) ([]unit, *Error) {
 		}
 	}, 0)
 
-	var units []unit
 	var kinds []token.Token // the first tokens of the current unit
 	start, end := -1, 0
 	var startPos token.Pos
@@ -56,7 +62,7 @@ func splitUnits(src []byte) ([]unit, *Error) {
 	flush := func() {
 		if start >= 0 {
 			p := file.PositionFor(startPos, false)
-			units = append(units, unit{kind: classify(kinds), start: start, end: end, line: p.Line, col: p.Column})
+			add(unit{kind: classify(kinds), start: start, end: end, line: p.Line, col: p.Column})
 		}
 		kinds, start = kinds[:0], -1
 	}
@@ -102,9 +108,9 @@ func splitUnits(src []byte) ([]unit, *Error) {
 	}
 	flush()
 	if first != nil {
-		return units, &Error{Line: first.Pos.Line, Col: first.Pos.Column, Msg: first.Msg}
+		return &Error{Line: first.Pos.Line, Col: first.Pos.Column, Msg: first.Msg}
 	}
-	return units, nil
+	return nil
 }
 
 // classify decides a unit's kind from its first tokens.
@@ -155,19 +161,15 @@ type Unit struct {
 // Units cuts src, a cell, into its top-level units, with the scanner's
 // first error as an *Error (nil for none).
 func Units(src string) ([]Unit, *Error) {
-	us, err := splitUnits([]byte(src))
-	if err != nil {
+	var out []Unit
+	if err := cutUnits([]byte(src), func(u unit) { out = append(out, u.export()) }); err != nil {
 		return nil, err
 	}
-	return exportUnits(us), nil
+	return out, nil
 }
 
-func exportUnits(us []unit) []Unit {
-	out := make([]Unit, len(us))
-	for i, u := range us {
-		out[i] = Unit{Start: u.start, End: u.end, Line: u.line, Col: u.col, Decl: u.kind != unitStmt, Import: u.kind == unitImport}
-	}
-	return out
+func (u unit) export() Unit {
+	return Unit{Start: u.start, End: u.end, Line: u.line, Col: u.col, Decl: u.kind != unitStmt, Import: u.kind == unitImport}
 }
 
 // Split cuts Go source in the form of a cell (imports, declarations and

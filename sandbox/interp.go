@@ -196,9 +196,9 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err != nil {
 		return err
 	}
-	src := plan.Src
-	if src != cell {
-		units = planUnits(plan)
+	src := cell
+	if plan != nil {
+		src, units = plan.Src, planUnits(plan)
 		if err := checkSyntax(units); err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
 		}

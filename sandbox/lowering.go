@@ -48,29 +48,29 @@ func genericDecl(cell string) bool {
 // returns its plan (what the interpreter runs, cut into units, with the
 // map back to the cell), with back, which moves the position of an error
 // the interpreter reports in that code to the user's cell. A type error is
-// the user's, at the user's line and column. A cell the front end leaves
-// alone is a plan of the cell itself, without units.
+// the user's, at the user's line and column. A nil plan: the cell runs as
+// typed.
 func (in *Interp) lowerCell(cell string) (plan *lower.Plan, back func(error) error, err error) {
-	same := func(err error) error { return err }
-	asTyped := &lower.Plan{Src: cell}
 	if in.lower == nil || !needsLowering(cell, in.generics) {
-		return asTyped, same, nil
+		return nil, sameError, nil
 	}
 	p, err := in.lower.Plan(cell)
 	var le *lower.Error
 	if errors.As(err, &le) && !strings.HasPrefix(le.Msg, "expected ") {
-		return nil, same, errorAt(le.Line, le.Col, le.Msg)
+		return nil, sameError, errorAt(le.Line, le.Col, le.Msg)
 	}
-	if err != nil {
+	if err != nil || p.Src == cell {
 		// The cell parsed here, so a parse error there, or any other
 		// failure, is a limitation of the front end: let yaegi judge.
-		return asTyped, same, nil
+		return nil, sameError, nil
 	}
 	if p.Map == nil {
-		return p, same, nil
+		return p, sameError, nil
 	}
 	return p, func(err error) error { return userError(err, p.Map) }, nil
 }
+
+func sameError(err error) error { return err }
 
 // userError moves the position of an error of the interpreter in lowered
 // code to the user's cell. Code the lowering added has no place there: the
