@@ -17,6 +17,7 @@ func BenchmarkEvalHeavyCells(b *testing.B) {
 		cells[i] = fmt.Sprintf("type T%d struct{ A int }\nfunc (t T%d) M() int { return t.A + %d }\nfunc f%d() int { return T%d{%d}.M() }", i, i, i, i, i, i)
 	}
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		in, err := NewInterp(Options{})
 		if err != nil {
@@ -29,6 +30,7 @@ func BenchmarkEvalHeavyCells(b *testing.B) {
 		}
 		in.Close()
 	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkEvalAfterCells is one lowered cell (and, for comparison, one
