@@ -203,12 +203,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
 		}
 	}
-	if typed := in.dropReimports(src, units); typed != src {
-		src = typed
-		if units, err = splitCell(src); err != nil {
-			return err
-		}
-	}
+	src, units = in.dropReimports(src, units)
 	in.noteMethods(units)
 	groups := groupUnits(src, units)
 	if src == cell && in.mergeable(groups, show) {
