@@ -52,7 +52,8 @@ const cellFuncName = "ʟcell"
 // parseCell parses src as cell number index; prev is the import set visible
 // before it (imports stay visible in later cells at the REPL).
 func parseCell(fset *token.FileSet, index int, src string, prev map[string]string) (*cell, error) {
-	c := &cell{index: index, src: []byte(src), units: splitUnits([]byte(src)), unitOf: map[ast.Node]int{}, exprs: map[ast.Expr]bool{}}
+	units, _ := splitUnits([]byte(src)) // a scanner error is the parser's too
+	c := &cell{index: index, src: []byte(src), units: units, unitOf: map[ast.Node]int{}, exprs: map[ast.Expr]bool{}}
 	var b []byte
 	b = append(b, "package main\n"...)
 	for k := range 3 {

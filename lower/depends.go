@@ -18,18 +18,26 @@ type sessionIndex struct {
 	owner      map[string]int   // top-level name → the last committed cell declaring it
 	methods    map[string][]int // type name → the committed cells declaring methods on it
 	fmtMethods bool             // some committed cell declares a method fmt calls (fmtMethodNames)
+	// For redefine.go, so that a cell does not walk the session's cells:
+	typeAt    map[string]int    // type name → the last committed cell declaring it
+	typeSeen  map[string]bool   // the non-generic type names committed cells declared
+	methodAt  map[string]int    // "T.M" → the last committed cell declaring the method
+	redefined map[string]string // redefinedTypes of the committed cells
 }
 
 func newSessionIndex() sessionIndex {
-	return sessionIndex{owner: map[string]int{}, methods: map[string][]int{}}
+	return sessionIndex{owner: map[string]int{}, methods: map[string][]int{},
+		typeAt: map[string]int{}, typeSeen: map[string]bool{}, methodAt: map[string]int{}, redefined: map[string]string{}}
 }
 
 // add records committed cell c (at index i of the session).
 func (x *sessionIndex) add(i int, c *cell) {
+	x.addTypes(c)
 	for _, d := range c.allDecls() {
 		if f, ok := d.(*ast.FuncDecl); ok && f.Recv != nil {
 			if t := recvBase(f); t != "" {
 				x.methods[t] = append(x.methods[t], i)
+				x.methodAt[t+"."+f.Name.Name] = i
 			}
 			if fmtMethodNames[f.Name.Name] {
 				x.fmtMethods = true

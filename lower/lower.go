@@ -87,6 +87,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 			fn := ctx.name("stmt")
 			r.insert(r.off(st.Pos()), "func "+fn+"() {\n")
 			r.insert(r.off(st.End()), "\n}\n"+fn+"()")
+			s.noteCall(fn + "()")
 		}
 		r.wrapped = false
 	}

@@ -24,44 +24,71 @@ func (ctx *lowerCtx) redefinedName(obj *types.TypeName) (string, bool) {
 		return "", false
 	}
 	if ctx.redefined == nil {
-		ctx.redefined = redefinedTypes(ctx.s.cells, ctx.chk.cur)
+		ctx.redefined = ctx.s.index.redefinedTypes(ctx.chk.cur)
 	}
 	n, ok := ctx.redefined[obj.Name()]
 	return n, ok
 }
 
-// redefinedTypes maps the name of every type declared more than once to
-// the name of its latest declaration.
-func redefinedTypes(committed []*cell, cur *cell) map[string]string {
-	seen := map[string]bool{}
-	out := map[string]string{}
-	visit := func(c *cell) {
-		for _, d := range c.decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.TYPE {
-				continue
-			}
+// redefinedTypes maps the name of every type declared more than once in
+// the session and cur (nil: none) to the name of its latest declaration.
+// The committed cells' part is kept in the index (addTypes).
+func (x *sessionIndex) redefinedTypes(cur *cell) map[string]string {
+	if cur == nil || !declaresType(cur) {
+		return x.redefined
+	}
+	out := make(map[string]string, len(x.redefined))
+	for k, v := range x.redefined {
+		out[k] = v
+	}
+	visitTypes(cur, out, func(name string) bool { return x.typeSeen[name] }, func(string) {})
+	return out
+}
+
+// addTypes records the type declarations of committed cell c.
+func (x *sessionIndex) addTypes(c *cell) {
+	visitTypes(c, x.redefined, func(name string) bool { return x.typeSeen[name] }, func(name string) { x.typeSeen[name] = true })
+	for _, d := range c.decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
 			for _, sp := range g.Specs {
-				ts := sp.(*ast.TypeSpec)
-				name := ts.Name.Name
-				if ts.TypeParams != nil || name == "_" {
-					delete(out, name) // instances have names of their own
-					continue
-				}
-				if seen[name] {
-					out[name] = "ʟ" + name + "_" + strconv.Itoa(c.index) + "_" + shortHash(c.specText(ts))
-				}
-				seen[name] = true
+				x.typeAt[sp.(*ast.TypeSpec).Name.Name] = c.index
 			}
 		}
 	}
-	for _, c := range committed {
-		visit(c)
+}
+
+// visitTypes updates out (redefinedTypes) for the type declarations of c,
+// seen telling the names declared before; saw is told each one declared
+// that is not generic.
+func visitTypes(c *cell, out map[string]string, seen func(string) bool, saw func(string)) {
+	for _, d := range c.decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.TYPE {
+			continue
+		}
+		for _, sp := range g.Specs {
+			ts := sp.(*ast.TypeSpec)
+			name := ts.Name.Name
+			if ts.TypeParams != nil || name == "_" {
+				delete(out, name) // instances have names of their own
+				continue
+			}
+			if seen(name) {
+				out[name] = "ʟ" + name + "_" + strconv.Itoa(c.index) + "_" + shortHash(c.specText(ts))
+			}
+			saw(name)
+		}
 	}
-	if cur != nil {
-		visit(cur)
+}
+
+// declaresType reports whether c has a type declaration.
+func declaresType(c *cell) bool {
+	for _, d := range c.decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			return true
+		}
 	}
-	return out
+	return false
 }
 
 // specText is the source of a declaration of the cell.
@@ -93,24 +120,7 @@ func (r *rewriter) redefinedIdent(id *ast.Ident) {
 // new one would be half applied. Declaring the type again (with its
 // methods) gives it a fresh start.
 func (s *Session) refuseMethodRedefinition(c *cell) error {
-	typeAt := map[string]int{}   // type name → cell of its latest declaration
-	methodAt := map[string]int{} // "T.M" → cell of its latest declaration
-	for _, old := range s.cells {
-		for _, d := range old.decls {
-			switch d := d.(type) {
-			case *ast.GenDecl:
-				if d.Tok == token.TYPE {
-					for _, sp := range d.Specs {
-						typeAt[sp.(*ast.TypeSpec).Name.Name] = old.index
-					}
-				}
-			case *ast.FuncDecl:
-				if base := recvBase(d); base != "" {
-					methodAt[base+"."+d.Name.Name] = old.index
-				}
-			}
-		}
-	}
+	typeAt, methodAt := s.index.typeAt, s.index.methodAt
 	own := map[string]bool{} // types this cell declares: their methods start afresh
 	for _, d := range c.decls {
 		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {

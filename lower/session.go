@@ -54,6 +54,7 @@ type lowered struct {
 	cell    *cell
 	chk     *checked
 	emitted []string
+	calls   map[string]bool // the calls `ʟstmtN()` of statements run in a function (Plan)
 }
 
 // NewSession returns an empty session.

@@ -15,30 +15,54 @@ const (
 )
 
 // unit is one top-level piece of a cell: an import declaration, a
-// declaration or a statement, as the byte range [start, end) of the cell.
+// declaration or a statement, as the byte range [start, end) of the cell,
+// which starts at line, col (//line directives ignored).
 type unit struct {
 	kind       unitKind
 	start, end int
+	line, col  int
 }
 
+// headTokens is how many of a unit's first tokens classify reads: enough
+// for a receiver, a method name and its "(".
+const headTokens = 64
+
 // splitUnits cuts a cell into top-level units: at bracket depth 0, every
-// semicolon (written or inserted at a newline) ends a unit. A unit's first
-// tokens tell its kind; `func (` followed by a receiver and a name is a
-// method declaration, any other `func (` starts a function literal.
-func splitUnits(src []byte) []unit {
+// semicolon (written or inserted at a newline) ends a unit, except those of
+// a for, if or switch header. A unit's first tokens tell its kind; `func (`
+// followed by a receiver and a name is a method declaration, any other
+// `func (` starts a function literal. It returns the scanner's first error
+// (nil for none), at the position the scanner reports.
+//
+// It is the one splitter of a cell: the front end's sections and output
+// order, the sandbox's units (Units) and Split.
+func splitUnits(src []byte) ([]unit, *Error) {
+	var units []unit
+	err := cutUnits(src, func(u unit) { units = append(units, u) })
+	return units, err
+}
+
+// cutUnits is splitUnits, handing each unit to add.
+func cutUnits(src []byte, add func(unit)) *Error {
 	var s scanner.Scanner
 	fset := token.NewFileSet()
-	file := fset.AddFile("", fset.Base(), len(src))
-	s.Init(file, src, nil, 0)
+	file := fset.AddFile("cell", fset.Base(), len(src))
+	var first *scanner.Error
+	s.Init(file, src, func(pos token.Position, msg string) {
+		if first == nil || pos.Offset < first.Pos.Offset {
+			first = &scanner.Error{Pos: pos, Msg: msg}
+		}
+	}, 0)
 
-	var units []unit
 	var kinds []token.Token // the first tokens of the current unit
 	start, end := -1, 0
+	var startPos token.Pos
 	depth := 0
 	header := false // inside the header of a for, if or switch: its semicolons do not end the unit
 	flush := func() {
 		if start >= 0 {
-			units = append(units, unit{kind: classify(kinds), start: start, end: end})
+			p := file.PositionFor(startPos, false)
+			add(unit{kind: classify(kinds), start: start, end: end, line: p.Line, col: p.Column})
 		}
 		kinds, start = kinds[:0], -1
 	}
@@ -75,15 +99,18 @@ func splitUnits(src []byte) []unit {
 			n = len(t.String())
 		}
 		if start < 0 {
-			start = off
+			start, startPos = off, pos
 		}
 		end = min(off+n, len(src))
-		if len(kinds) < 24 {
+		if len(kinds) < headTokens {
 			kinds = append(kinds, t)
 		}
 	}
 	flush()
-	return units
+	if first != nil {
+		return &Error{Line: first.Pos.Line, Col: first.Pos.Column, Msg: first.Msg}
+	}
+	return nil
 }
 
 // classify decides a unit's kind from its first tokens.
@@ -105,7 +132,7 @@ func classify(ks []token.Token) unitKind {
 }
 
 // isMethodHead reports whether ks, starting at '(', is a receiver list
-// followed by a method name and its parameter list.
+// followed by a method name and its parameter (or type parameter) list.
 func isMethodHead(ks []token.Token) bool {
 	depth := 0
 	for i, k := range ks {
@@ -115,11 +142,34 @@ func isMethodHead(ks []token.Token) bool {
 		case token.RPAREN, token.RBRACK:
 			depth--
 			if depth == 0 {
-				return i+2 < len(ks) && ks[i+1] == token.IDENT && ks[i+2] == token.LPAREN
+				return i+2 < len(ks) && ks[i+1] == token.IDENT && (ks[i+2] == token.LPAREN || ks[i+2] == token.LBRACK)
 			}
 		}
 	}
 	return false
+}
+
+// Unit is one top-level unit of a cell as the evaluator runs it: an import
+// declaration, another declaration, or a statement.
+type Unit struct {
+	Start, End int  // byte range in the cell; a trailing comment is left out
+	Line, Col  int  // 1-based, of Start (//line directives ignored)
+	Decl       bool // a declaration (an import too); else a statement
+	Import     bool // an import declaration
+}
+
+// Units cuts src, a cell, into its top-level units, with the scanner's
+// first error as an *Error (nil for none).
+func Units(src string) ([]Unit, *Error) {
+	var out []Unit
+	if err := cutUnits([]byte(src), func(u unit) { out = append(out, u.export()) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (u unit) export() Unit {
+	return Unit{Start: u.start, End: u.end, Line: u.line, Col: u.col, Decl: u.kind != unitStmt, Import: u.kind == unitImport}
 }
 
 // Split cuts Go source in the form of a cell (imports, declarations and
@@ -130,7 +180,8 @@ func isMethodHead(ks []token.Token) bool {
 func Split(src string) []string {
 	var out []string
 	prevDecl := false
-	for _, u := range splitUnits([]byte(src)) {
+	us, _ := splitUnits([]byte(src))
+	for _, u := range us {
 		text := src[u.start:u.end]
 		if u.kind == unitDecl && prevDecl {
 			out[len(out)-1] += "\n" + text

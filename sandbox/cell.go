@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"go/ast"
-	"go/scanner"
-	"go/token"
+
+	"github.com/replhost/replhost/lower"
 )
 
 // unitKind says how a top-level unit of a cell is evaluated.
@@ -27,6 +27,7 @@ type unit struct {
 	line    int  // 1-based line of the unit's first byte in the cell
 	col     int  // 1-based column of the unit's first byte
 	isExpr  bool // a statement that is a lone expression: its value is shown
+	noValue bool // a call the front end added: nothing to show (lower.Plan)
 
 	// parsed says the unit parsed where the interpreter puts it
 	// (parseUnit), with its declarations or statements: a cell is parsed
@@ -36,77 +37,46 @@ type unit struct {
 	stmts  []ast.Stmt // of a unitStmt
 }
 
-// splitCell cuts a cell into its top-level units. yaegi v0.16.1 parses one
-// Eval that starts with a declaration as a file and then rejects statements,
-// so imports, declarations and statements typed together are run one unit at a
-// time. A scanner error is returned as the user's error.
+// splitCell cuts a cell into its top-level units with the front end's
+// splitter (lower.Units, the one splitter of a cell). yaegi v0.16.1 parses
+// one Eval that starts with a declaration as a file and then rejects
+// statements, so imports, declarations and statements typed together are
+// run one unit at a time. A scanner error is returned as the user's error.
 func splitCell(src string) ([]unit, error) {
-	fset := token.NewFileSet()
-	file := fset.AddFile("cell", -1, len(src))
-	var errs scanner.ErrorList
-	var s scanner.Scanner
-	s.Init(file, []byte(src), func(pos token.Position, msg string) { errs.Add(pos, msg) }, 0)
+	us, lerr := lower.Units(src)
+	if lerr != nil {
+		return nil, errorAt(lerr.Line, lerr.Col, lerr.Msg)
+	}
+	return cutUnits(src, us, nil), nil
+}
 
-	type tok struct {
-		pos token.Pos
-		tok token.Token
-		lit string
-	}
-	var units []unit
-	var cur []tok
-	depth := 0
-	flush := func() {
-		if len(cur) == 0 {
-			return
+// planUnits are the units of the code of the front end's plan, as it cut
+// them: the lowered code is not scanned again.
+func planUnits(p *lower.Plan) []unit {
+	return cutUnits(p.Src, p.Units, p.NoValue)
+}
+
+// cutUnits makes the units of src from the splitter's, each parsed where
+// the interpreter puts it. A unit of noValue (a call the lowering added)
+// is a statement with no value to show, run as it is.
+func cutUnits(src string, us []lower.Unit, noValue []bool) []unit {
+	units := make([]unit, len(us))
+	for i, lu := range us {
+		units[i] = unit{text: src[lu.Start:lu.End], start: lu.Start, end: lu.End, line: lu.Line, col: lu.Col, imports: lu.Import}
+		if lu.Decl {
+			units[i].kind = unitDecl
+		} else {
+			units[i].kind = unitStmt
 		}
-		// The unit ends with its last token: a trailing comment is left out, so
-		// the unit can be wrapped on its line.
-		last := cur[len(cur)-1]
-		end := file.Offset(last.pos) + len(last.lit)
-		if last.lit == "" {
-			end += len(last.tok.String())
-		}
-		start := file.Offset(cur[0].pos)
-		p := file.PositionFor(cur[0].pos, false) // //line directives do not move the unit
-		u := unit{text: src[start:end], start: start, end: end, line: p.Line, col: p.Column}
-		u.kind, u.imports = classify(cur[0].tok, func(i int) token.Token {
-			if i < len(cur) {
-				return cur[i].tok
-			}
-			return token.EOF
-		})
-		units = append(units, u)
-		cur = cur[:0]
-	}
-	for {
-		pos, t, lit := s.Scan()
-		if t == token.EOF {
-			flush()
-			break
-		}
-		switch t {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
-			depth++
-		case token.RPAREN, token.RBRACK, token.RBRACE:
-			depth--
-		case token.SEMICOLON:
-			if depth <= 0 {
-				flush()
-				continue
-			}
-		}
-		cur = append(cur, tok{pos, t, lit})
-	}
-	if errs.Len() > 0 {
-		errs.Sort()
-		return nil, errorAt(errs[0].Pos.Line, errs[0].Pos.Column, errs[0].Msg)
+		units[i].noValue = i < len(noValue) && noValue[i]
 	}
 	units = mergeHeaders(src, units)
 	for i := range units {
 		u := &units[i]
 		_, u.isExpr = u.onlyStmt().(*ast.ExprStmt)
+		u.isExpr = u.isExpr && !u.noValue
 	}
-	return units, nil
+	return units
 }
 
 // onlyStmt is the statement of a parsed statement unit of one; else nil.
@@ -117,46 +87,10 @@ func (u *unit) onlyStmt() ast.Stmt {
 	return nil
 }
 
-// classify decides whether a unit is a declaration from its first tokens. A
-// unit starting with "func (" is a method only when the receiver's closing
-// parenthesis is followed by a name and "(": "func(x int) int {...}(1)" is a
-// call of a function literal.
-func classify(first token.Token, at func(int) token.Token) (unitKind, bool) {
-	switch first {
-	case token.IMPORT:
-		return unitDecl, true
-	case token.TYPE, token.VAR, token.CONST:
-		return unitDecl, false
-	case token.FUNC:
-		switch at(1) {
-		case token.IDENT:
-			return unitDecl, false
-		case token.LPAREN:
-			depth := 0
-			for i := 1; ; i++ {
-				switch at(i) {
-				case token.LPAREN:
-					depth++
-				case token.RPAREN:
-					depth--
-					if depth == 0 {
-						if at(i+1) == token.IDENT && (at(i+2) == token.LPAREN || at(i+2) == token.LBRACK) {
-							return unitDecl, false
-						}
-						return unitStmt, false
-					}
-				case token.EOF:
-					return unitStmt, false
-				}
-			}
-		}
-	}
-	return unitStmt, false
-}
-
 // mergeHeaders joins units cut at the semicolons of a statement header
-// ("for i := 0; i < 3; i++ {", "if x := f(); x > 0 {"): a unit that does not
-// parse on its own is joined with the ones after it until the join parses.
+// that the splitter's header rule misses (a composite literal in it: "for
+// x := []int{1}; len(x) < 3; ..."): a unit that does not parse on its own
+// is joined with the ones after it until the join parses.
 // A unit that never does is left as it was, for checkSyntax to report.
 func mergeHeaders(src string, units []unit) []unit {
 	var out []unit

@@ -17,6 +17,7 @@ func TestPositionsThroughTheImportChecks(t *testing.T) {
 		{"denied-in-group", []string{"import (\n\t\"fmt\"\n\t\"os/exec\"\n)"}, `3:2: package os/exec is not allowed in a session (the host's --allow-pkg adds packages)`},
 		{"denied-after-column", []string{"x := 1; import \"syscall\""}, `1:16: package syscall is not allowed in a session (the host's --allow-pkg adds packages)`},
 		{"after-reimport", []string{`import "fmt"`, "import (\n\t\"fmt\"\n\t\"strings\"\n)\n_ = strings.ToUpper(nope)"}, "5:21: undefined: nope"},
+		{"after-reimport-in-line", []string{`import "fmt"`, `import ("fmt"; "strings"); _ = strings.ToUpper(nope)`}, "1:48: undefined: nope"},
 		{"after-header", []string{"for i := 0; i < 3; i++ {\n\t_ = i\n}\ny := )"}, "4:6: expected operand, found ')'"},
 	}
 	for _, tt := range tests {

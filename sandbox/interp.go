@@ -192,24 +192,18 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 		return err
 	}
 	commit := !declaresNothing(units)
-	src, back, err := in.lowerCell(cell)
+	plan, back, err := in.lowerCell(cell)
 	if err != nil {
 		return err
 	}
-	if src != cell {
-		if units, err = splitCell(src); err == nil {
-			err = checkSyntax(units)
-		}
-		if err != nil {
+	src := cell
+	if plan != nil {
+		src, units = plan.Src, planUnits(plan)
+		if err := checkSyntax(units); err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
 		}
 	}
-	if typed := in.dropReimports(src, units); typed != src {
-		src = typed
-		if units, err = splitCell(src); err != nil {
-			return err
-		}
-	}
+	src, units = in.dropReimports(src, units)
 	in.noteMethods(units)
 	groups := groupUnits(src, units)
 	if src == cell && in.mergeable(groups, show) {

@@ -45,29 +45,32 @@ func genericDecl(cell string) bool {
 }
 
 // lowerCell runs the typed front end on cell when it may need it, and
-// returns what the interpreter runs, with back, which moves the position of
-// an error the interpreter reports in that code to the user's cell. A type
-// error is the user's, at the user's line and column.
-func (in *Interp) lowerCell(cell string) (src string, back func(error) error, err error) {
-	same := func(err error) error { return err }
+// returns its plan (what the interpreter runs, cut into units, with the
+// map back to the cell), with back, which moves the position of an error
+// the interpreter reports in that code to the user's cell. A type error is
+// the user's, at the user's line and column. A nil plan: the cell runs as
+// typed.
+func (in *Interp) lowerCell(cell string) (plan *lower.Plan, back func(error) error, err error) {
 	if in.lower == nil || !needsLowering(cell, in.generics) {
-		return cell, same, nil
+		return nil, sameError, nil
 	}
-	out, m, err := in.lower.LowerMap(cell)
+	p, err := in.lower.Plan(cell)
 	var le *lower.Error
 	if errors.As(err, &le) && !strings.HasPrefix(le.Msg, "expected ") {
-		return "", same, errorAt(le.Line, le.Col, le.Msg)
+		return nil, sameError, errorAt(le.Line, le.Col, le.Msg)
 	}
-	if err != nil {
+	if err != nil || p.Src == cell {
 		// The cell parsed here, so a parse error there, or any other
 		// failure, is a limitation of the front end: let yaegi judge.
-		return cell, same, nil
+		return nil, sameError, nil
 	}
-	if m == nil {
-		return out, same, nil
+	if p.Map == nil {
+		return p, sameError, nil
 	}
-	return out, func(err error) error { return userError(err, m) }, nil
+	return p, func(err error) error { return userError(err, p.Map) }, nil
 }
+
+func sameError(err error) error { return err }
 
 // userError moves the position of an error of the interpreter in lowered
 // code to the user's cell. Code the lowering added has no place there: the

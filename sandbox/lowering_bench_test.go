@@ -3,7 +3,9 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkEvalHeavyCells runs 100 cells that each declare a type, a
@@ -15,6 +17,7 @@ func BenchmarkEvalHeavyCells(b *testing.B) {
 		cells[i] = fmt.Sprintf("type T%d struct{ A int }\nfunc (t T%d) M() int { return t.A + %d }\nfunc f%d() int { return T%d{%d}.M() }", i, i, i, i, i, i)
 	}
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		in, err := NewInterp(Options{})
 		if err != nil {
@@ -27,6 +30,7 @@ func BenchmarkEvalHeavyCells(b *testing.B) {
 		}
 		in.Close()
 	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkEvalAfterCells is one lowered cell (and, for comparison, one
@@ -48,13 +52,23 @@ func BenchmarkEvalAfterCells(b *testing.B) {
 			{"plain", "1 + 2"},
 		} {
 			b.Run(fmt.Sprintf("%s-after-%d", tc.name, n), func(b *testing.B) {
+				cpu := cpuTime()
 				for b.Loop() {
 					if err := in.Eval(context.Background(), tc.cell, false); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			})
 		}
 		in.Close()
 	}
+}
+
+// cpuTime is the CPU time (user and system) the process has used: on a
+// shared machine it varies less than the wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -57,3 +57,33 @@ func TestLoweredCellErrorsAtUserPositions(t *testing.T) {
 		})
 	}
 }
+
+// A cell runs from the front end's plan: a statement the lowering runs in
+// a function of its own shows nothing (its call has no value), the values
+// of the cell's own expressions around it are shown, and a cell the
+// splitter cannot end (an open bracket at its end) is a syntax error, not a
+// panic of the evaluator.
+func TestEvalRunsThePlan(t *testing.T) {
+	in, out := newTestInterp(t)
+	ctx := context.Background()
+	if err := in.Eval(ctx, "n := 0\nfor i := range 3 { n += i }\nn\nfor i := range 2 { n += i }", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "3\n" {
+		t.Errorf("shown %q; want %q", got, "3\n")
+	}
+	out.Reset()
+	if err := in.Eval(ctx, "for i := range 2 { println(i) }\nn + 1", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "0\n1\n5\n" {
+		t.Errorf("shown %q; want %q", got, "0\n1\n5\n")
+	}
+	for _, cell := range []string{"(1", "f(1,", "x := []int{1"} {
+		err := in.Eval(ctx, cell, true)
+		var ev *EvalError
+		if !errors.As(err, &ev) || ev.Line == 0 {
+			t.Errorf("Eval(%q) = %v; want a syntax error at a position", cell, err)
+		}
+	}
+}

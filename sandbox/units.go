@@ -102,9 +102,11 @@ func parseUnit(u *unit) error {
 // dropReimports blanks, in src, the import specs of packages the session
 // has already imported under the same name: yaegi rejects a second import
 // ("fmt/_.go redeclared in this block") where a REPL user simply re-imports.
-// Blanks keep every other position. It returns src unchanged when there is
-// nothing to drop.
-func (in *Interp) dropReimports(src string, units []unit) string {
+// Blanks keep every other position. It returns src and units unchanged
+// when there is nothing to drop; else the new text and its units: an
+// import unit left with no spec is gone, one left with some is parsed
+// again (the others are as they were: blanks keep their places).
+func (in *Interp) dropReimports(src string, units []unit) (string, []unit) {
 	in.names.mu.Lock()
 	have := make(map[string]string, len(in.names.imports))
 	for k, v := range in.names.imports {
@@ -112,14 +114,15 @@ func (in *Interp) dropReimports(src string, units []unit) string {
 	}
 	in.names.mu.Unlock()
 	if len(have) == 0 {
-		return src
+		return src, units
 	}
 	b := []byte(src)
 	changed := false
+	gone := make([]int, 0, len(units)) // 0 kept, 1 blanked in part, 2 blanked whole
 	for i := range units {
 		u := &units[i]
 		specs, _ := u.importSpecs()
-		kept := 0
+		kept, state := 0, 0
 		for _, spec := range specs {
 			path, _ := strconv.Unquote(spec.Path.Value)
 			name := pkgname.Of(spec, in.packageClause)
@@ -135,16 +138,30 @@ func (in *Interp) dropReimports(src string, units []unit) string {
 				end++
 			}
 			blank(b, u.cellOffset(spec.Pos()), end)
-			changed = true
+			changed, state = true, 1
 		}
 		if kept == 0 && len(specs) > 0 {
 			blank(b, u.start, u.end)
+			state = 2
 		}
+		gone = append(gone, state)
 	}
 	if !changed {
-		return src
+		return src, units
 	}
-	return string(b)
+	typed := string(b)
+	out := make([]unit, 0, len(units))
+	for i, u := range units {
+		switch gone[i] {
+		case 2:
+			continue
+		case 1:
+			u = unit{kind: u.kind, imports: u.imports, text: typed[u.start:u.end], start: u.start, end: u.end, line: u.line, col: u.col}
+			parseUnit(&u)
+		}
+		out = append(out, u)
+	}
+	return typed, out
 }
 
 // blank replaces b[from:to] by spaces, keeping newlines (and so positions).
