@@ -35,7 +35,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 		for _, sp := range d.Specs {
 			sp := sp.(*ast.ImportSpec)
 			path, _ := strconv.Unquote(sp.Path.Value)
-			if virtualPkgs[path] {
+			if ctx.dropsImport(path) {
 				virtual++
 				// With the semicolon after it: `import ("fmt"; "maps"; "os")`
 				// must not become `"fmt"; ; "os"`, which does not parse.

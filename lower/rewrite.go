@@ -238,6 +238,8 @@ func (r *rewriter) pre(n ast.Node) bool {
 		}
 	case *ast.SelectStmt:
 		r.selectOrderPre(n)
+	case *ast.CallExpr:
+		return r.unsafeConst(n)
 	case *ast.Ident:
 		r.shadowType(n)
 		r.redefinedIdent(n)
@@ -257,6 +259,8 @@ func (r *rewriter) post(n ast.Node) {
 			r.rangeFunc(n)
 		case r.isRangeInt(n):
 			r.rangeInt(n)
+		case r.isRangeStringIndex(n):
+			r.rangeString(n)
 		default:
 			r.rangeArrayPtr(n)
 			r.loopVarRange(n)
@@ -293,6 +297,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.finalizerLit(n)
 		r.appendArgs(n)
 		r.builtinSpread(n)
+		r.makeSliceCheck(n)
 	case *ast.BranchStmt:
 		r.branch(n)
 		r.selectBreak(n)
@@ -336,4 +341,6 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.IndexListExpr:
 		r.instantiation(n, n.X)
 	}
+	r.boundsCheck(n)
+	r.mapKeyIndex(n)
 }

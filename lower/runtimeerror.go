@@ -64,8 +64,20 @@ func Recovered(v any) any {
 	if msg, ok := yaegix.RuntimeFailure(v); ok {
 		return RuntimeError{msg}
 	}
+	if msg, ok := yaegix.PlainRuntimeFailure(v); ok {
+		return PlainRuntimeError{msg}
+	}
 	return v
 }
+
+// PlainRuntimeError is a runtime.Error whose message Go writes without the
+// "runtime error: " prefix ("makechan: size out of range").
+type PlainRuntimeError struct{ msg string }
+
+func (e PlainRuntimeError) Error() string { return e.msg }
+
+// RuntimeError marks the value as a runtime.Error.
+func (PlainRuntimeError) RuntimeError() {}
 
 // Formatted is a value already formatted by its own String method, for fmt
 // to print where yaegi would hand it the value without its methods.

@@ -21,6 +21,10 @@ type Options struct {
 	// standard library nor under Classes (e.g. host-provided packages such as
 	// "udf"). Nil means there are none.
 	Importer types.Importer
+	// KeepUnsafe says the interpreter provides package unsafe: its uses
+	// are left to it. False means it has none: unsafe's constants are
+	// written as values and any other use is an *UnsafeError (unsafeconst.go).
+	KeepUnsafe bool
 }
 
 // Error is a type or syntax error in a cell, at the user's line and column
@@ -127,6 +131,9 @@ func (s *Session) LowerMap(cellSrc string) (out string, m *SourceMap, err error)
 	s.last = nil
 	c, err := parseCell(s.fset, len(s.cells), cellSrc, s.importSet())
 	if err != nil {
+		return "", nil, err
+	}
+	if err := s.refuseUnsafe(c); err != nil {
 		return "", nil, err
 	}
 	s.last = &lowered{src: cellSrc, cell: c}

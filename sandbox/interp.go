@@ -148,7 +148,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		if opts.Dir != "" {
 			classes = filepath.Join(opts.Dir, "classes")
 		}
-		in.lower = lower.NewSession(lower.Options{Classes: classes})
+		in.lower = lower.NewSession(lower.Options{Classes: classes, KeepUnsafe: in.allow.Allowed("unsafe")})
 	}
 	return in, nil
 }
@@ -166,7 +166,7 @@ func (in *Interp) adoptDir(dir string, env []string) error {
 		return err
 	}
 	if in.lower != nil {
-		in.lower = lower.NewSession(lower.Options{Classes: classes})
+		in.lower = lower.NewSession(lower.Options{Classes: classes, KeepUnsafe: in.allow.Allowed("unsafe")})
 	}
 	return nil
 }
@@ -198,10 +198,16 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	}
 	src := cell
 	if plan != nil {
+		cellUnits := units
 		src, units = plan.Src, planUnits(plan)
 		if err := checkSyntax(units); err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
 		}
+		if err := in.checkUnsafeLeft(cellUnits, units); err != nil {
+			return err
+		}
+	} else if err := in.checkUnsafeLeft(units, units); err != nil {
+		return err
 	}
 	src, units = in.dropReimports(src, units)
 	in.noteMethods(units)

@@ -14,14 +14,15 @@ import (
 // max and clear, generics, or the generic packages; it gets wrong %T of
 // interpreted types (and their names in %#v), defers at top level and in loops, and blocks that
 // shadow globals or capture loop variables ("{"), a type declared again,
-// complex and wide constants, and builtins given one call's results.
+// complex and wide constants, and builtins given one call's results; it
+// has no package unsafe, whose constants the front end writes (unsafeconst.go).
 // (Values with Error or
 // String methods handed to fmt, and method values, need a session that
 // declared a method: then every cell is lowered.) A cell with none of them
 // goes to yaegi as typed: the type-check costs milliseconds on a long
 // session, and the round trip of `1+2` must stay under one.
 var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
-	"{", "%T", "%#v", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete("}
+	"{", "%T", "%#v", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete(", "unsafe"}
 
 // needsLowering is the cheap syntactic test before the typed front end.
 func needsLowering(cell string, lowerAll bool) bool {
@@ -56,6 +57,10 @@ func (in *Interp) lowerCell(cell string) (plan *lower.Plan, back func(error) err
 	}
 	p, err := in.lower.Plan(cell)
 	var le *lower.Error
+	var ue *lower.UnsafeError
+	if errors.As(err, &ue) {
+		return nil, sameError, errorAt(ue.Line, ue.Col, deniedMsg("unsafe"))
+	}
 	if errors.As(err, &le) && !strings.HasPrefix(le.Msg, "expected ") {
 		return nil, sameError, errorAt(le.Line, le.Col, le.Msg)
 	}

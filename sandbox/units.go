@@ -41,13 +41,18 @@ func (in *Interp) checkImports(units []unit) error {
 		specs, _ := u.importSpecs()
 		for _, spec := range specs {
 			path, _ := strconv.Unquote(spec.Path.Value)
-			if in.allow.Denied(path) {
+			if in.allow.Denied(path) && !(path == "unsafe" && in.foldsUnsafe()) {
 				line, col := u.userPos(spec.Path.Pos())
-				return errorAt(line, col, "package "+path+" is not allowed in a session (the host's --allow-pkg adds packages)")
+				return errorAt(line, col, deniedMsg(path))
 			}
 		}
 	}
 	return nil
+}
+
+// deniedMsg is the refusal of a package outside the allowlist.
+func deniedMsg(path string) string {
+	return "package " + path + " is not allowed in a session (the host's --allow-pkg adds packages)"
 }
 
 // padTo is the blank text that puts a unit at its line and column.

@@ -35,6 +35,27 @@ var reflectPanics = []struct{ prefix, msg string }{
 	{"reflect.MakeSlice: len > cap", "makeslice: cap out of range"},
 }
 
+// reflectPlainPanics are reflect's panics where Go raises a runtime.Error
+// whose message has no "runtime error: " prefix (the runtime's plainError).
+var reflectPlainPanics = []struct{ prefix, msg string }{
+	{"reflect.MakeChan: negative buffer size", "makechan: size out of range"},
+}
+
+// PlainRuntimeFailure is RuntimeFailure for the run-time errors whose
+// message Go writes without the "runtime error: " prefix.
+func PlainRuntimeFailure(v any) (msg string, ok bool) {
+	s, isString := v.(string)
+	if !isString {
+		return "", false
+	}
+	for _, p := range reflectPlainPanics {
+		if strings.HasPrefix(s, p.prefix) {
+			return p.msg, true
+		}
+	}
+	return "", false
+}
+
 // sliceToArrayRE is reflect's message for a too short slice converted to
 // an array or array pointer; Go's names both.
 var sliceToArrayRE = regexp.MustCompile(`^reflect: cannot convert slice with length (\d+) to (?:pointer to )?array with length (\d+)$`)

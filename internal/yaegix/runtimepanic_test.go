@@ -50,6 +50,28 @@ func TestRuntimeFailuresOfRealPanics(t *testing.T) {
 	}
 }
 
+// TestPlainRuntimeFailureOfRealPanic: a negative channel buffer panics in
+// reflect with its string; Go's error is the runtime's plain "makechan:
+// size out of range" (no "runtime error: " prefix).
+func TestPlainRuntimeFailureOfRealPanic(t *testing.T) {
+	yi := newInterp(t, nil, nil)
+	_, err := evalAll(yi, "n := -1; _ = make(chan int, n)")
+	var p interp.Panic
+	if !errors.As(err, &p) {
+		t.Fatalf("err %v; want an interp.Panic", err)
+	}
+	v := PanicValue(p.Value)
+	if msg, ok := PlainRuntimeFailure(v); !ok || msg != "makechan: size out of range" {
+		t.Errorf("PlainRuntimeFailure(%#v) = %q, %v; want makechan: size out of range, true", v, msg, ok)
+	}
+	if _, ok := RuntimeFailure(v); ok {
+		t.Errorf("RuntimeFailure(%#v) ok; want it left to PlainRuntimeFailure", v)
+	}
+	if _, ok := PlainRuntimeFailure("boom"); ok {
+		t.Error(`PlainRuntimeFailure("boom") ok; want the code's own panic kept`)
+	}
+}
+
 // TestPanicValueOfRealPanic: the code's own panic value reaches Go, and
 // recover(), as a reflect.Value, which PanicValue unwraps; a native
 // function's as it is.
