@@ -251,7 +251,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 // post is called after a node's children.
 func (r *rewriter) post(n ast.Node) {
 	defer r.selectOperandDone(n)
-	defer r.selfFuncs(n) // after the others: it adapts what they wrote
+	defer r.typeFixes(n) // see typefixes.go; after the others: it adapts what they wrote
 	r.bigConst(n)
 	switch n := n.(type) {
 	case *ast.RangeStmt:
