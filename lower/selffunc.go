@@ -68,6 +68,9 @@ func (r *rewriter) selfFuncs(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.TypeSpec:
 		r.selfFuncDecl(n)
+		r.selfPtrDecl(n)
+	case *ast.StarExpr:
+		r.selfPtrDeref(n)
 	case *ast.CallExpr:
 		r.selfFuncCall(n)
 	case *ast.ReturnStmt:
@@ -135,6 +138,8 @@ func (r *rewriter) selfFuncCall(call *ast.CallExpr) {
 		if len(call.Args) == 1 {
 			if text, ok := r.selfFuncValue(call.Args[0], r.typeOf(call.Fun)); ok {
 				r.replaceNode(call, text)
+			} else if text, ok := r.selfPtrConv(call.Args[0], r.typeOf(call.Fun)); ok {
+				r.replaceNode(call, text)
 			}
 		}
 		return
@@ -163,12 +168,15 @@ func (r *rewriter) selfFuncCall(call *ast.CallExpr) {
 	}
 }
 
-// toSelfFunc adapts e where it is assigned to a value of type target.
+// toSelfFunc adapts e where it is assigned to a value of type target: to
+// a cut func type (selfFuncValue) or across a self pointer (selfPtrValue).
 func (r *rewriter) toSelfFunc(e ast.Expr, target types.Type) {
 	if target == nil {
 		return
 	}
 	if text, ok := r.selfFuncValue(e, target); ok {
+		r.replaceNode(e, text)
+	} else if text, ok := r.selfPtrValue(e, target); ok {
 		r.replaceNode(e, text)
 	}
 }
