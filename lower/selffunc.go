@@ -69,6 +69,9 @@ func (r *rewriter) selfFuncs(n ast.Node) {
 	case *ast.TypeSpec:
 		r.selfFuncDecl(n)
 		r.selfPtrDecl(n)
+		r.selfElemDecl(n)
+	case *ast.IndexExpr:
+		r.selfElemIndex(n)
 	case *ast.StarExpr:
 		r.selfPtrDeref(n)
 	case *ast.CallExpr:

@@ -19,6 +19,8 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.elidedAddr(n)
 	case *ast.ValueSpec:
 		r.varMulti(n)
+	case *ast.CallExpr:
+		r.appendIface(n)
 	}
 	r.selfFuncs(n)
 }
