@@ -17,10 +17,14 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.blankTypes(n)
 	case *ast.CompositeLit:
 		r.elidedAddr(n)
+		r.mapLitKeys(n)
+	case *ast.IndexExpr:
+		r.mapKey(n)
 	case *ast.ValueSpec:
 		r.varMulti(n)
 	case *ast.CallExpr:
 		r.appendIface(n)
+		r.deleteKey(n)
 	}
 	r.selfFuncs(n)
 }
