@@ -3,21 +3,27 @@ package lower
 import "go/ast"
 
 // typeFixes is the post-order hook of the lowerings around yaegi's
-// handling of types: self-referential types (selffunc.go), blank names
-// (blankfields.go, blanktype.go), the any alias (anyalias.go), values
-// assigned across types (varmulti.go, elidedaddr.go). It runs after the
-// other rewrites of the node, so it adapts what they wrote.
+// handling of types: self-referential types (selffunc.go, selfptr.go,
+// selfslice.go), blank names (blankfields.go, blanktype.go), fields that
+// shadow methods (shadowfield.go), the any alias (anyalias.go), values
+// assigned across types (varmulti.go, elidedaddr.go, appendiface.go,
+// mapkey.go). It runs after the other rewrites of the node, so it adapts
+// what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Ident:
 		r.anyAlias(n)
 	case *ast.StructType:
 		r.blankFields(n)
+		r.shadowFieldDecl(n)
+	case *ast.SelectorExpr:
+		r.shadowFieldUse(n)
 	case *ast.GenDecl:
 		r.blankTypes(n)
 	case *ast.CompositeLit:
 		r.elidedAddr(n)
 		r.mapLitKeys(n)
+		r.shadowFieldKeys(n)
 	case *ast.IndexExpr:
 		r.mapKey(n)
 	case *ast.ValueSpec:
