@@ -130,6 +130,7 @@ func (r *rewriter) selfFuncDecl(ts *ast.TypeSpec) {
 	}
 	cut(ft.Params, sf.params)
 	cut(ft.Results, sf.results)
+	r.markSelfType()
 }
 
 // selfFuncCall converts what crosses a cut in a call: a conversion to a

@@ -40,6 +40,7 @@ func (r *rewriter) selfPtrDecl(ts *ast.TypeSpec) {
 		return
 	}
 	r.replaceNode(ts.Type, "= interface{}")
+	r.markSelfType()
 }
 
 // selfPtrDeref writes `*p` of a P as `*ʟselfPtr(p)`.

@@ -50,7 +50,10 @@ func (r *rewriter) selfElemDecl(ts *ast.TypeSpec) {
 		r.replaceNode(t.Elt, "interface{}")
 	case *ast.MapType:
 		r.replaceNode(t.Value, "interface{}")
+	default:
+		return
 	}
+	r.markSelfType()
 }
 
 // selfElemIndex converts an element read from a cut slice or map.

@@ -34,13 +34,15 @@ func TestLoweredCellErrorsAtUserPositions(t *testing.T) {
 		},
 		{
 			name: "compile-error-in-range-int-loop",
-			// yaegi v0.16.1 refuses a self-referential func type, which Go
-			// (and so the front end's type-check) accepts: its error comes
-			// from inside the lowered loop, placed at the user's line and
-			// column. (The address of an array pointer's element, used here
-			// before, is now rewritten by the front end.)
-			cell: "import \"fmt\"\nn := max(len(\"ab\"), 1)\nfor i := range n {\n\ttype F func() F\n\tvar f F\n\tfmt.Println(f == nil, i)\n}",
-			want: "4:7: invalid type declaration",
+			// yaegi v0.16.1 refuses a call of a method expression of an
+			// imported interface held in a variable, which Go (and so the
+			// front end's type-check) accepts: its error comes from inside
+			// the lowered loop, placed at the user's line and column. (The
+			// address of an array pointer's element and a self-referential
+			// func type, used here before, are now rewritten by the front
+			// end.)
+			cell: "import \"fmt\"\nimport \"reflect\"\nn := max(len(\"ab\"), 1)\nfor i := range n {\n\th := reflect.Type.Name\n\tfmt.Println(h(reflect.TypeOf(i)))\n}",
+			want: "6:16: too many arguments", // yaegi places it at the first argument
 		},
 	}
 	for _, tt := range tests {
