@@ -6,9 +6,9 @@ import "go/ast"
 // handling of types: self-referential types (selffunc.go, selfptr.go,
 // selfslice.go), blank names (blankfields.go, blanktype.go), fields that
 // shadow methods (shadowfield.go), the any alias (anyalias.go), values
-// assigned across types (varmulti.go, elidedaddr.go, appendiface.go,
-// mapkey.go). It runs after the other rewrites of the node, so it adapts
-// what they wrote.
+// assigned across types (varmulti.go, elidedaddr.go, appendiface.go),
+// map keys (mapkey.go, instkeys.go). It runs after the other rewrites of
+// the node, so it adapts what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Ident:
@@ -24,6 +24,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.elidedAddr(n)
 		r.mapLitKeys(n)
 		r.shadowFieldKeys(n)
+		r.instanceKeys(n)
 	case *ast.IndexExpr:
 		r.mapKey(n)
 	case *ast.ValueSpec:
