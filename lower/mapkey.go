@@ -49,14 +49,11 @@ func (r *rewriter) convertKey(k ast.Expr, key types.Type) {
 	if tv.Type == nil || isTypeParam(key) {
 		return
 	}
-	key = substType(key, r.subst)
-	if types.Identical(substType(tv.Type, r.subst), key) {
-		return
-	}
 	b, untyped := tv.Type.(*types.Basic)
 	if !untyped || b.Info()&types.IsUntyped == 0 || types.IsInterface(key) {
-		return // a concrete value for an interface key: see PITFALLS (yaegi's interface keys)
+		return // a concrete value for an interface key: see the comment above
 	}
+	key = substType(key, r.subst)
 	r.replaceNode(k, r.ctx.typeExprText(key, r.subst)+"("+r.nodeText(k)+")")
 }
 

@@ -37,7 +37,7 @@ type selfFunc struct {
 // selfFuncOf returns the cut of t, when t is a named func type of the
 // session whose signature mentions the type itself.
 func (r *rewriter) selfFuncOf(t types.Type) (selfFunc, bool) {
-	n, ok := types.Unalias(substType(t, r.subst)).(*types.Named)
+	n, ok := r.namedOf(t)
 	if !ok || !r.ctx.chk.local(n.Obj().Pkg()) {
 		return selfFunc{}, false
 	}
@@ -61,6 +61,20 @@ func (r *rewriter) selfFuncOf(t types.Type) (selfFunc, bool) {
 		any = any || sf.results[i]
 	}
 	return sf, any
+}
+
+// namedOf returns t as a named type, its type arguments substituted in an
+// instance. Only a named type is substituted: substituting every callee's
+// signature in generic code would allocate for nothing.
+func (r *rewriter) namedOf(t types.Type) (*types.Named, bool) {
+	n, ok := types.Unalias(r.concrete(types.Unalias(t))).(*types.Named)
+	if !ok {
+		return nil, false
+	}
+	if n.TypeArgs().Len() > 0 && len(r.subst) > 0 {
+		n, ok = types.Unalias(substType(n, r.subst)).(*types.Named)
+	}
+	return n, ok
 }
 
 // selfFuncs is the post-order hook of the lowering.

@@ -20,7 +20,7 @@ import (
 
 // isSelfPtr reports a pointer type of the session that points to itself.
 func (r *rewriter) isSelfPtr(t types.Type) bool {
-	n, ok := types.Unalias(substType(t, r.subst)).(*types.Named)
+	n, ok := r.namedOf(t)
 	if !ok || !r.ctx.chk.local(n.Obj().Pkg()) || n.TypeArgs().Len() > 0 {
 		return false
 	}
@@ -30,7 +30,7 @@ func (r *rewriter) isSelfPtr(t types.Type) bool {
 
 // ptrToSelfPtr reports *P of a self pointer P (the unnamed type).
 func (r *rewriter) ptrToSelfPtr(t types.Type) bool {
-	p, ok := types.Unalias(substType(t, r.subst)).(*types.Pointer)
+	p, ok := types.Unalias(r.concrete(t)).(*types.Pointer)
 	return ok && r.isSelfPtr(p.Elem())
 }
 

@@ -21,7 +21,7 @@ import (
 // selfElemOf returns t as a named slice or map type of the session whose
 // element type is t itself.
 func (r *rewriter) selfElemOf(t types.Type) (*types.Named, bool) {
-	n, ok := types.Unalias(substType(t, r.subst)).(*types.Named)
+	n, ok := r.namedOf(t)
 	if !ok || !r.ctx.chk.local(n.Obj().Pkg()) || n.TypeArgs().Len() > 0 {
 		return nil, false
 	}
