@@ -5,10 +5,11 @@ import (
 	"go/types"
 )
 
-// appendIface boxes a slice appended as one value to a slice of
-// interfaces (`append(xs, ys)` with xs a []any): yaegi v0.16.1 appends the
-// slice's elements instead, as if it were `append(xs, ys...)`. So it does
-// for a slice type cut by selfslice.go (`type S []S`, `append(s, s)`).
+// appendIface boxes a slice of empty interfaces appended as one value to
+// a slice of them (`append(xs, ys)` with xs and ys []any): yaegi v0.16.1
+// appends the slice's elements instead, as if it were `append(xs,
+// ys...)`. So it does for a slice type cut by selfslice.go (`type S []S`,
+// `append(s, s)`).
 func (r *rewriter) appendIface(call *ast.CallExpr) {
 	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
 	if !ok || call.Ellipsis.IsValid() || len(call.Args) < 2 {
@@ -21,10 +22,8 @@ func (r *rewriter) appendIface(call *ast.CallExpr) {
 	if !ok || isTypeParam(s.Elem()) {
 		return
 	}
-	elem := r.ctx.typeExprText(s.Elem(), r.subst)
-	if _, cut := r.selfElemOf(r.typeOf(call)); cut {
-		elem = "interface{}" // see selfslice.go
-	} else if !types.IsInterface(s.Elem()) {
+	_, cut := r.selfElemOf(r.typeOf(call)) // see selfslice.go
+	if !cut && !isEmptyIface(s.Elem()) {
 		return
 	}
 	for _, a := range call.Args[1:] {
@@ -32,8 +31,15 @@ func (r *rewriter) appendIface(call *ast.CallExpr) {
 		if t == nil {
 			continue
 		}
-		if _, isSlice := t.Underlying().(*types.Slice); isSlice {
-			r.replaceNode(a, elem+"("+r.nodeText(a)+")")
+		// Only a slice of the same elements is spread (a []byte appended
+		// to a []io.Writer is not, and converting it breaks yaegi).
+		if as, isSlice := t.Underlying().(*types.Slice); isSlice && (cut || isEmptyIface(as.Elem())) {
+			r.replaceNode(a, "interface{}("+r.nodeText(a)+")")
 		}
 	}
+}
+
+func isEmptyIface(t types.Type) bool {
+	i, ok := t.Underlying().(*types.Interface)
+	return ok && i.NumMethods() == 0 && !isTypeParam(t)
 }
