@@ -73,8 +73,20 @@ func BenchmarkPoolGet(b *testing.B) {
 // BenchmarkIdleWorkerMemory reports the memory of idle sessions' workers
 // (from a pool: confined, interpreter made, one cell run), 20 at a time,
 // from /proc/<pid>/smaps_rollup: PSS counts the binary's shared pages once
-// across the workers; anon is each worker's own.
+// across the workers; anon is each worker's own. after-cell reads it right
+// after the cell, idle once each worker has given its memory back
+// (idleRelease later; WorkerStats.IdleReleases).
 func BenchmarkIdleWorkerMemory(b *testing.B) {
+	for _, idle := range []bool{false, true} {
+		name := "after-cell"
+		if idle {
+			name = "idle"
+		}
+		b.Run(name, func(b *testing.B) { benchIdleWorkers(b, idle) })
+	}
+}
+
+func benchIdleWorkers(b *testing.B, idle bool) {
 	const sessions = 20
 	root := b.TempDir()
 	p := NewPool(PoolOptions{})
@@ -91,6 +103,18 @@ func BenchmarkIdleWorkerMemory(b *testing.B) {
 				b.Fatal(err)
 			}
 			ws = append(ws, w)
+		}
+		for _, w := range ws {
+			for idle {
+				st, err := w.Stats()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st.IdleReleases > 0 {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 		}
 		for _, w := range ws {
 			p, a := smapsRollup(b, w.PID())
