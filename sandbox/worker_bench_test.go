@@ -189,3 +189,68 @@ func BenchmarkPoolFirstCell(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkWorkerCellGrowth runs b.N cells in one worker and reports the
+// worker's CPU per cell and its PSS growth per cell, right after the cells
+// and once it has idled and given memory back. declare is cmd/replbench's
+// front-end row (`vN := []int{N}`: the session keeps each), expr its round
+// trip (a shown expression of a variable: garbage only).
+func BenchmarkWorkerCellGrowth(b *testing.B) {
+	for _, c := range []struct{ name, first, cell string }{
+		{"declare", "1+2", "v%[1]d := []int{%[1]d}"},
+		{"expr", "x := 0", "x+10000000+100000000"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			w, _ := startWorker(b, "", WorkerOptions{})
+			mustEval(b, w, c.first, true)
+			waitRelease(b, w, 1)
+			pss0, _ := smapsRollup(b, w.PID())
+			cpu0 := procCPU(b, w.PID())
+			b.ResetTimer()
+			for i := range b.N {
+				cell := c.cell
+				if strings.Contains(cell, "%") {
+					cell = fmt.Sprintf(cell, i)
+				}
+				mustEval(b, w, cell, true)
+			}
+			b.StopTimer()
+			cpu := procCPU(b, w.PID()) - cpu0
+			pss, _ := smapsRollup(b, w.PID())
+			waitRelease(b, w, 2)
+			idle, _ := smapsRollup(b, w.PID())
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
+			b.ReportMetric((pss-pss0)/1024/float64(b.N), "PSS-KB/op")
+			b.ReportMetric((idle-pss0)/1024/float64(b.N), "idle-PSS-KB/op")
+		})
+	}
+}
+
+// waitRelease waits until the worker has given memory back n times.
+func waitRelease(tb testing.TB, w *Worker, n int64) {
+	tb.Helper()
+	for {
+		st, err := w.Stats()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if st.IdleReleases >= n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// procCPU is the user and system time of process pid (10 ms ticks).
+func procCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
