@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"time"
 )
@@ -18,6 +19,11 @@ const idleRelease = 2 * time.Second
 // its delay: once per idle spell, never in a loop. Safe for concurrent use.
 type idleReleaser struct {
 	delay time.Duration
+	// worth says whether a release would give enough back (heapSlack);
+	// nil: always. A worker's first full collection maps the collector's
+	// metadata (~0.4 MiB), more than a session that ran a small cell has
+	// in garbage.
+	worth func() bool
 
 	mu       sync.Mutex // guards the fields below
 	timer    *time.Timer
@@ -62,6 +68,9 @@ func (r *idleReleaser) release() {
 	}
 	r.dirty = false
 	r.mu.Unlock()
+	if r.worth != nil && !r.worth() {
+		return
+	}
 	debug.FreeOSMemory()
 	r.mu.Lock()
 	r.releases++
@@ -73,4 +82,26 @@ func (r *idleReleaser) count() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.releases
+}
+
+// releaseMin is the heap slack below which an idle worker keeps its memory.
+const releaseMin = 1 << 20
+
+// heapSlack reports whether the heap holds at least releaseMin that a
+// release would give back: what was allocated since the last collection
+// (mostly garbage at a prompt) and free pages not yet returned.
+func heapSlack() bool {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(s)
+	for _, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			return true // not this runtime's metric: release
+		}
+	}
+	objects, live, free := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()
+	return objects-min(live, objects)+free >= releaseMin
 }

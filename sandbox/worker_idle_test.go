@@ -30,6 +30,19 @@ func TestIdleReleaserOncePerSpell(t *testing.T) {
 	if got := r.count(); got != 2 {
 		t.Fatalf("releases after a second request: %d; want 2", got)
 	}
+	worth := false
+	r.worth = func() bool { return worth }
+	r.begin()
+	r.end()
+	r.release()
+	if got := r.count(); got != 2 {
+		t.Fatalf("releases with too little to give back: %d; want 2", got)
+	}
+	worth = true
+	r.release()
+	if got := r.count(); got != 2 {
+		t.Fatalf("releases in the same idle spell once worth it: %d; want 2 (once per spell)", got)
+	}
 }
 
 // A real worker gives its memory back once it has idled after a cell; its

@@ -39,7 +39,7 @@ func WorkerMain() int {
 		return 2
 	}
 	fw := &frameWriter{w: conn}
-	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease}}
+	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease, worth: heapSlack}}
 	if workerTestHook != nil {
 		ws.extra = workerTestHook(conn)
 	}
