@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/replhost/replhost/internal/yaegix"
 )
@@ -25,7 +26,7 @@ func (in *Interp) ensureGenerics(src string, units []unit) (err error) {
 			}
 		}
 	}
-	if !yaegix.MayUseGenerics(src, paths, func(p string) bool { return stdPaths()[p] }) {
+	if !yaegix.MayUseGenerics(src, paths, binaryPackage) {
 		return nil
 	}
 	in.genericsDone = true
@@ -35,4 +36,11 @@ func (in *Interp) ensureGenerics(src string, units []unit) (err error) {
 		}
 	}()
 	return yaegix.CompileGenerics(in.yi)
+}
+
+// binaryPackage reports whether path is one of the interpreter's Go
+// packages (the standard ones, the udf package, the front end's and the
+// result helper's replhost.internal/...), not source yaegi would compile.
+func binaryPackage(path string) bool {
+	return stdPaths()[path] || path == "udf" || strings.HasPrefix(path, "replhost.internal/")
 }
