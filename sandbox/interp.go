@@ -74,6 +74,8 @@ type Interp struct {
 	lower    *lower.Session // the typed front end; nil: cells go to yaegi as typed
 	generics bool           // the session declared generics: every cell is lowered
 	methods  bool           // the session may have types with methods (methodhint.go)
+
+	genericsDone bool // yaegi's generic sources are compiled (genericsrc.go)
 }
 
 // tupleExports lets an expression statement hand all its results to the host:
@@ -123,7 +125,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
 	}
 	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), lower.Runtime, tupleExports}, opts.Use...) {
-		if err := yi.Use(e); err != nil {
+		if err := yaegix.UseWithoutGenerics(yi, e); err != nil { // see ensureGenerics
 			return nil, fmt.Errorf("load symbols: %w", err)
 		}
 	}
@@ -134,6 +136,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	if err != nil {
 		return nil, err
 	}
+	exports = ownTables(yi, exports)
 	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex(),
 		ctl: ctl, stopWait: opts.StopWait}
 	if in.stopWait <= 0 {
@@ -210,6 +213,9 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 		return err
 	}
 	src, units = in.dropReimports(src, units)
+	if err := in.ensureGenerics(src, units); err != nil {
+		return err
+	}
 	in.noteMethods(units)
 	groups := groupUnits(src, units)
 	if src == cell && in.mergeable(groups, show) {

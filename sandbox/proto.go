@@ -42,6 +42,7 @@ const (
 	msgUDFData   = 'D' // input records of the call (any split); the worker acks each
 	msgUDFEnd    = 'Z' // end of the call's input
 	msgQuit      = 'Q' // exit now
+	msgStats     = 'S' // the worker's own figures (statsMsg)
 
 	// worker → host
 	msgReady       = 'R' // handshake: JSON helloMsg; the worker runs and reads requests
@@ -56,10 +57,11 @@ const (
 	msgUDFErr      = 'w' // error lines of the udf call
 	msgUDFAck      = 'a' // one msgUDFData frame was consumed: one more may be sent
 	msgUDFDone     = 'd' // JSON resultMsg with Records and Failed
+	msgStatsReply  = 's' // JSON statsMsg
 )
 
 // protocolVersion changes with every change of the frames or payloads.
-const protocolVersion = 2
+const protocolVersion = 3
 
 const (
 	frameHeader = 9             // type, id, length
@@ -202,6 +204,13 @@ func readFrame(r io.Reader) (frame, error) {
 type helloMsg struct {
 	Protocol int
 	Build    string // buildID of the worker's binary
+}
+
+// statsMsg is the payload of msgStatsReply: what the worker counts of
+// itself.
+type statsMsg struct {
+	IdleReleases int64 // times it gave memory back after idling (worker_idle.go)
+	SharedTables int   // standard symbol tables the process holds beside its interpreter's
 }
 
 // initMsg tells an idle worker its session and applies its confinement.

@@ -24,6 +24,7 @@ var fuzzRequests = []struct {
 	{msgUDFEntries, 0},
 	{msgInitDone, 0},
 	{msgWarmDone, 0},
+	{msgStatsReply, 0},
 }
 
 // decodeStream reads a worker's stream as the host does, with the request
@@ -66,6 +67,10 @@ func decodeStream(t testing.TB, sel byte, stream []byte) []event {
 		case msgUDFEntries:
 			if len(ev.entries) > maxUDFEntries {
 				t.Fatalf("%d udf entries let through", len(ev.entries))
+			}
+		case msgStatsReply:
+			if ev.stats.IdleReleases < 0 || ev.stats.SharedTables < 0 {
+				t.Fatalf("stats out of bounds let through: %+v", ev.stats)
 			}
 		case msgStdout, msgStderr, msgUDFOut, msgUDFErr:
 			if len(ev.out) > chunkBytes {
@@ -117,6 +122,8 @@ func fuzzSeeds() [][]byte {
 		stream(1, frame{msgResult, 2, mustJSON(resultMsg{Kind: resOK})}),
 		stream(0, frame{'Y', 0, []byte("x")}),
 		append(stream(1), msgStdout, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff),
+		stream(7, frame{msgStatsReply, 1, mustJSON(statsMsg{IdleReleases: 2})}),
+		stream(7, frame{msgStatsReply, 1, []byte(`{"IdleReleases":-1}`)}),
 	}
 }
 
@@ -146,5 +153,12 @@ func TestFuzzSeedsAreCurrent(t *testing.T) {
 	evs = decodeStream(t, seeds[8][0], seeds[8][1:])
 	if len(evs) != 2 || fmt.Sprint(evs[1].cands) != "[fmt.Printf fmt.Println]" {
 		t.Errorf("honest completion stream decoded to %+v", evs)
+	}
+	evs = decodeStream(t, seeds[13][0], seeds[13][1:])
+	if len(evs) != 2 || evs[1].stats.IdleReleases != 2 {
+		t.Errorf("honest stats stream decoded to %+v", evs)
+	}
+	if evs = decodeStream(t, seeds[14][0], seeds[14][1:]); len(evs) != 1 {
+		t.Errorf("stats of -1 releases decoded to %+v; want the handshake only", evs)
 	}
 }

@@ -44,6 +44,7 @@ const (
 	maxCandidate       = 1 << 10 // bytes of one candidate
 	maxUDFEntries      = 4096
 	maxUDFText         = 1 << 10 // bytes of a udf name or signature
+	maxStats           = 256
 )
 
 // workerFrameLimit is the largest payload of each frame type a worker may
@@ -60,6 +61,7 @@ var workerFrameLimit = func() (l [256]int) {
 	l[msgCompletions] = maxCompletionBytes
 	l[msgUDFEntries] = maxFrame
 	l[msgUDFAck] = 0
+	l[msgStatsReply] = maxStats
 	return l
 }()
 
@@ -103,6 +105,7 @@ type event struct {
 	res     resultMsg   // msgResult, msgUDFDone
 	cands   []string    // msgCompletions
 	entries []udf.Entry // msgUDFEntries
+	stats   statsMsg    // msgStatsReply
 }
 
 // hostDecoder reads and checks the frames of one worker against what the
@@ -218,6 +221,8 @@ func (d *hostDecoder) next() (ev event, ok bool, err error) {
 		ev.res, err = decodeResult(f.payload, udfKinds, req.maxRecords)
 	case msgUDFEntries:
 		ev.entries, err = decodeUDFEntries(f.payload)
+	case msgStatsReply:
+		ev.stats, err = decodeStats(f.payload)
 	}
 	return ev, err == nil, err
 }
@@ -302,6 +307,17 @@ func decodeCompletions(p []byte, word string) ([]string, error) {
 		}
 	}
 	return cands, nil
+}
+
+func decodeStats(p []byte) (statsMsg, error) {
+	var s statsMsg
+	if err := strictJSON(p, &s); err != nil {
+		return s, protoErrorf("stats: %v", err)
+	}
+	if s.IdleReleases < 0 || s.SharedTables < 0 {
+		return s, protoErrorf("stats: %d idle releases, %d shared tables", s.IdleReleases, s.SharedTables)
+	}
+	return s, nil
 }
 
 func decodeUDFEntries(p []byte) ([]udf.Entry, error) {

@@ -73,8 +73,20 @@ func BenchmarkPoolGet(b *testing.B) {
 // BenchmarkIdleWorkerMemory reports the memory of idle sessions' workers
 // (from a pool: confined, interpreter made, one cell run), 20 at a time,
 // from /proc/<pid>/smaps_rollup: PSS counts the binary's shared pages once
-// across the workers; anon is each worker's own.
+// across the workers; anon is each worker's own. after-cell reads it right
+// after the cell, idle once each worker has given its memory back
+// (idleRelease later; WorkerStats.IdleReleases).
 func BenchmarkIdleWorkerMemory(b *testing.B) {
+	for _, idle := range []bool{false, true} {
+		name := "after-cell"
+		if idle {
+			name = "idle"
+		}
+		b.Run(name, func(b *testing.B) { benchIdleWorkers(b, idle) })
+	}
+}
+
+func benchIdleWorkers(b *testing.B, idle bool) {
 	const sessions = 20
 	root := b.TempDir()
 	p := NewPool(PoolOptions{})
@@ -91,6 +103,9 @@ func BenchmarkIdleWorkerMemory(b *testing.B) {
 				b.Fatal(err)
 			}
 			ws = append(ws, w)
+		}
+		if idle {
+			time.Sleep(idleRelease + time.Second) // a release is skipped when too little would come back
 		}
 		for _, w := range ws {
 			p, a := smapsRollup(b, w.PID())
@@ -164,4 +179,79 @@ func BenchmarkPoolFirstCell(b *testing.B) {
 		w.Close()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkWorkerCellGrowth runs b.N cells in one worker and reports the
+// worker's CPU per cell and its PSS growth per cell, right after the cells
+// and once it has idled and given memory back. declare is cmd/replbench's
+// front-end row (`vN := []int{N}`: the session keeps each), expr its round
+// trip (a shown expression of a variable: garbage only).
+func BenchmarkWorkerCellGrowth(b *testing.B) {
+	for _, c := range []struct{ name, first, cell string }{
+		{"declare", "1+2", "v%[1]d := []int{%[1]d}"},
+		{"expr", "x := 0", "x+10000000+100000000"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			w, _ := startWorker(b, "", WorkerOptions{})
+			mustEval(b, w, c.first, true)
+			time.Sleep(idleRelease + time.Second)
+			st, err := w.Stats()
+			if err != nil {
+				b.Fatal(err)
+			}
+			pss0, _ := smapsRollup(b, w.PID())
+			cpu0 := procCPU(b, w.PID())
+			b.ResetTimer()
+			for i := range b.N {
+				cell := c.cell
+				if strings.Contains(cell, "%") {
+					cell = fmt.Sprintf(cell, i)
+				}
+				mustEval(b, w, cell, true)
+			}
+			b.StopTimer()
+			cpu := procCPU(b, w.PID()) - cpu0
+			pss, _ := smapsRollup(b, w.PID())
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
+			b.ReportMetric((pss-pss0)/1024/float64(b.N), "PSS-KB/op")
+			if b.N >= 500 { // fewer cells may leave less than releaseMin to give back
+				waitRelease(b, w, st.IdleReleases+1)
+				idle, _ := smapsRollup(b, w.PID())
+				b.ReportMetric((idle-pss0)/1024/float64(b.N), "idle-PSS-KB/op")
+			}
+		})
+	}
+}
+
+// waitRelease waits until the worker has given memory back n times
+// (within a minute: a release is skipped when too little would come back).
+func waitRelease(tb testing.TB, w *Worker, n int64) {
+	tb.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		st, err := w.Stats()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if st.IdleReleases >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d idle releases after a minute; want %d (run more cells)", st.IdleReleases, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// procCPU is the user and system time of process pid (10 ms ticks).
+func procCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }

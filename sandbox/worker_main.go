@@ -39,7 +39,7 @@ func WorkerMain() int {
 		return 2
 	}
 	fw := &frameWriter{w: conn}
-	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}}
+	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease, worth: heapSlack}}
 	if workerTestHook != nil {
 		ws.extra = workerTestHook(conn)
 	}
@@ -75,6 +75,7 @@ type workerSide struct {
 	fw    *frameWriter
 	out   *cellOutput
 	extra interp.Exports // workerTestHook's
+	idle  *idleReleaser  // gives memory back once no request ran for a while
 
 	// ready is closed once the session's interpreter is made (in, reg,
 	// inErr set): init confines the worker and answers at once, and the
@@ -132,6 +133,8 @@ func (ws *workerSide) handle(f frame) {
 		ws.mu.Unlock()
 	case msgComplete:
 		ws.complete(f.id, string(p))
+	case msgStats:
+		ws.fw.send(msgStatsReply, f.id, ws.stats())
 	default:
 		ws.handleUDF(f)
 	}
@@ -193,6 +196,7 @@ func (ws *workerSide) makeInterp(m initMsg, files string) {
 		return
 	}
 	ws.in, ws.reg = in, reg
+	dropSharedTables() // the session's interpreter holds its own copy
 }
 
 // session waits for the session's interpreter; nil before init.
@@ -245,6 +249,7 @@ func (ws *workerSide) warm() {
 // begin starts request id: it returns a context that an interrupt cancels.
 func (ws *workerSide) begin(id uint32) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	ws.idle.begin()
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	ws.cancel = cancel
@@ -254,6 +259,7 @@ func (ws *workerSide) begin(id uint32) (context.Context, func()) {
 		ws.cancel = nil
 		ws.mu.Unlock()
 		cancel()
+		ws.idle.end()
 	}
 }
 

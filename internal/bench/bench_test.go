@@ -77,9 +77,9 @@ func TestQuickTable(t *testing.T) {
 	out := runBench(t, replbench(t), append([]string{"--quick"}, anchorArgs(t)...)...)
 	for _, metric := range []string{
 		"eval round trip, open PTY session", "server CPU per cell", "bytes sent per 20-character cell",
-		"cells through the front end, round trip", "memory growth per cell",
+		"cells through the front end, round trip", "memory growth per cell", "memory growth per cell, after 3s idle",
 		"connect, one-line script, exit (OpenSSH ssh)", "same, Go client",
-		"upload 1 MiB, sftp", "upload 1 MiB, scp", "idle PSS per session (3)",
+		"upload 1 MiB, sftp", "upload 1 MiB, scp", "idle PSS per session (3)", "idle PSS per session (3), after 3s idle",
 		"logins/s", "login to first prompt", "UDF records/s, up-native-func", "UDF records/s, up-interpreted",
 		"host start after SIGKILL", "restore: attach after the restart",
 	} {

@@ -126,6 +126,11 @@ func rowFrontend(r *run) error {
 		}
 		terms[t], pss0[t] = tm, treePSS(t.pid())
 	}
+	time.Sleep(idleSettle)
+	pss0Idle := perSide[int64]{}
+	for _, t := range r.sides() {
+		pss0Idle[t] = treePSS(t.pid())
+	}
 	rt := perSide[samples]{}
 	const chunk = 100
 	for i := 0; i*chunk < r.FrontendCells; i++ {
@@ -150,6 +155,11 @@ func rowFrontend(r *run) error {
 		k := max(1, len(rt[t])/20)
 		first[t], end[t] = float64(rt[t][:k].median()), float64(rt[t][len(rt[t])-k:].median())
 	}
+	time.Sleep(idleSettle)
+	growthIdle := perSide[float64]{}
+	for _, t := range r.sides() {
+		growthIdle[t] = float64(treePSS(t.pid())-pss0Idle[t]) / float64(r.FrontendCells)
+	}
 	f := func(t *target) string {
 		if t == nil {
 			return ""
@@ -160,6 +170,8 @@ func rowFrontend(r *run) error {
 		ratio(end[r.ours], end[r.anch]),
 		fmt.Sprintf("`v%%d := []int{%%d}`; median of the first and the last %d; ratio of the last", max(1, len(rt[r.ours])/20)))
 	r.pair("memory growth per cell", growth, kb, fmt.Sprintf("PSS of the server's tree, before and after the %d cells", r.FrontendCells))
+	r.pair(fmt.Sprintf("memory growth per cell, after %v idle", idleSettle), growthIdle, kb,
+		"the same, each PSS read after the wait (a replhost worker gives memory back once it idled 2 s)")
 	return nil
 }
 
@@ -225,15 +237,22 @@ func runBounded(cmd *exec.Cmd, timeout time.Duration) ([]byte, error) {
 	return out, nil
 }
 
+// idleSettle is how long the memory rows let both servers idle before
+// their second reading: longer than a replhost worker's idle release
+// (sandbox's idleRelease, 2 s), the same wait for the anchor.
+const idleSettle = 3 * time.Second
+
 // rowIdle: N sessions open at once, each having run one cell; the PSS the
 // server's tree grew by, per session.
 func rowIdle(r *run) error {
-	v := perSide[float64]{}
+	v, vIdle := perSide[float64]{}, perSide[float64]{}
 	for _, t := range r.sides() {
 		before := treePSS(t.pid())
 		terms, err := openMany(t, r.IdleSessions, func(_ int, tm *term) error { return tm.eval("1+2", "3", waitCell) })
 		if err == nil {
 			v[t] = float64(treePSS(t.pid())-before) / float64(r.IdleSessions)
+			time.Sleep(idleSettle)
+			vIdle[t] = float64(treePSS(t.pid())-before) / float64(r.IdleSessions)
 		}
 		closeMany(terms)
 		if err != nil {
@@ -242,6 +261,8 @@ func rowIdle(r *run) error {
 	}
 	r.pair(fmt.Sprintf("idle PSS per session (%d)", r.IdleSessions), v, mib,
 		"server tree's PSS with the sessions open, minus before, each session after one cell")
+	r.pair(fmt.Sprintf("idle PSS per session (%d), after %v idle", r.IdleSessions, idleSettle), vIdle, mib,
+		"the same, read after the wait")
 	return nil
 }
 

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// idleRelease is how long a worker waits, after its last request ended,
+// before it gives its free memory back to the kernel. A worker sits idle
+// at a prompt most of its life, and with GOGC above 100 (gcPercent) its
+// heap holds several times the live data in garbage until the next
+// collection. Longer than the bench's load mode's second between cells, so
+// that a session typing steadily pays no forced collection per cell.
+const idleRelease = 2 * time.Second
+
+// idleReleaser collects and returns memory once a worker has been idle for
+// its delay: once per idle spell, never in a loop. Safe for concurrent use.
+type idleReleaser struct {
+	delay time.Duration
+	// worth says whether a release would give enough back (heapSlack);
+	// nil: always. A worker's first full collection maps the collector's
+	// metadata (~0.4 MiB), more than a session that ran a small cell has
+	// in garbage.
+	worth func() bool
+
+	mu       sync.Mutex // guards the fields below
+	timer    *time.Timer
+	busy     int   // requests running
+	dirty    bool  // a request ran since the last release
+	releases int64 // releases done, for the stats message
+}
+
+// begin marks a request running: no release until it ends.
+func (r *idleReleaser) begin() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.busy++
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// end marks a request ended; the last one arms the release.
+func (r *idleReleaser) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.busy--
+	r.dirty = true
+	if r.busy > 0 {
+		return
+	}
+	if r.timer == nil {
+		r.timer = time.AfterFunc(r.delay, r.release)
+		return
+	}
+	r.timer.Reset(r.delay)
+}
+
+// release gives the heap's free pages back, if nothing ran since the last
+// time and no request runs now. debug.FreeOSMemory collects first.
+func (r *idleReleaser) release() {
+	r.mu.Lock()
+	if r.busy > 0 || !r.dirty {
+		r.mu.Unlock()
+		return
+	}
+	r.dirty = false
+	r.mu.Unlock()
+	if r.worth != nil && !r.worth() {
+		return
+	}
+	debug.FreeOSMemory()
+	r.mu.Lock()
+	r.releases++
+	r.mu.Unlock()
+}
+
+// count is the number of releases done.
+func (r *idleReleaser) count() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.releases
+}
+
+// releaseMin is the heap slack below which an idle worker keeps its memory.
+const releaseMin = 1 << 20
+
+// heapSlack reports whether the heap holds at least releaseMin that a
+// release would give back: what was allocated since the last collection
+// (mostly garbage at a prompt) and free pages not yet returned.
+func heapSlack() bool {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(s)
+	for _, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			return true // not this runtime's metric: release
+		}
+	}
+	objects, live, free := s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()
+	return objects-min(live, objects)+free >= releaseMin
+}

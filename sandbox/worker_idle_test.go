@@ -1,0 +1,73 @@
+package sandbox
+
+import (
+	"testing"
+	"time"
+)
+
+// A release happens once per idle spell: a second one without a request
+// between does nothing, and none runs while a request does.
+func TestIdleReleaserOncePerSpell(t *testing.T) {
+	r := &idleReleaser{delay: time.Hour} // the timer never fires here: release is called by hand
+	r.release()
+	if got := r.count(); got != 0 {
+		t.Fatalf("releases before any request: %d; want 0", got)
+	}
+	r.begin()
+	r.release()
+	if got := r.count(); got != 0 {
+		t.Fatalf("releases while a request runs: %d; want 0", got)
+	}
+	r.end()
+	r.release()
+	r.release()
+	if got := r.count(); got != 1 {
+		t.Fatalf("releases after one request: %d; want 1", got)
+	}
+	r.begin()
+	r.end()
+	r.release()
+	if got := r.count(); got != 2 {
+		t.Fatalf("releases after a second request: %d; want 2", got)
+	}
+	worth := false
+	r.worth = func() bool { return worth }
+	r.begin()
+	r.end()
+	r.release()
+	if got := r.count(); got != 2 {
+		t.Fatalf("releases with too little to give back: %d; want 2", got)
+	}
+	worth = true
+	r.release()
+	if got := r.count(); got != 2 {
+		t.Fatalf("releases in the same idle spell once worth it: %d; want 2 (once per spell)", got)
+	}
+}
+
+// A real worker gives its memory back once it has idled after a cell; its
+// stats say so.
+func TestWorkerReleasesMemoryWhenIdle(t *testing.T) {
+	w, _ := startWorker(t, "", WorkerOptions{})
+	st, err := w.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.IdleReleases != 0 {
+		t.Fatalf("idle releases before any cell: %d; want 0", st.IdleReleases)
+	}
+	mustEval(t, w, "b := make([]byte, 4<<20); len(b)", true)
+	// Wait for the release (idleRelease after the cell), bounded generously
+	// for a loaded machine; this is no timing assertion.
+	deadline := time.Now().Add(time.Minute)
+	for st.IdleReleases == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		if st, err = w.Stats(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.IdleReleases != 1 {
+		t.Fatalf("idle releases after one cell and a wait: %d; want 1", st.IdleReleases)
+	}
+	mustEval(t, w, "len(b)", true) // the worker goes on
+}
