@@ -2,7 +2,6 @@ package lower
 
 import (
 	"go/ast"
-	"go/types"
 )
 
 // instanceKeys keeps the keys of a map literal in a generic instance from
@@ -15,19 +14,8 @@ func (r *rewriter) instanceKeys(lit *ast.CompositeLit) {
 	if r.subst == nil {
 		return
 	}
-	t := r.typeOf(lit)
-	if t == nil {
-		return
-	}
-	m, ok := t.Underlying().(*types.Map)
-	if !ok {
-		return
-	}
-	for _, e := range lit.Elts {
-		kv, ok := e.(*ast.KeyValueExpr)
-		if !ok {
-			continue
-		}
+	m, kvs := r.mapLiteral(lit)
+	for _, kv := range kvs {
 		call, ok := ast.Unparen(kv.Key).(*ast.CallExpr)
 		if !ok || len(call.Args) != 1 {
 			continue

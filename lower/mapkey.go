@@ -27,21 +27,32 @@ func (r *rewriter) mapKey(ix *ast.IndexExpr) {
 
 // mapLitKeys does the same for the keys of a map literal.
 func (r *rewriter) mapLitKeys(lit *ast.CompositeLit) {
+	m, kvs := r.mapLiteral(lit)
+	for _, kv := range kvs {
+		if _, elided := kv.Key.(*ast.CompositeLit); !elided {
+			r.convertKey(kv.Key, m.Key())
+		}
+	}
+}
+
+// mapLiteral is the map type of lit and its keyed elements; none when lit
+// is no map literal.
+func (r *rewriter) mapLiteral(lit *ast.CompositeLit) (*types.Map, []*ast.KeyValueExpr) {
 	t := r.typeOf(lit)
 	if t == nil {
-		return
+		return nil, nil
 	}
 	m, ok := t.Underlying().(*types.Map)
 	if !ok {
-		return
+		return nil, nil
 	}
+	var kvs []*ast.KeyValueExpr
 	for _, e := range lit.Elts {
 		if kv, ok := e.(*ast.KeyValueExpr); ok {
-			if _, elided := kv.Key.(*ast.CompositeLit); !elided {
-				r.convertKey(kv.Key, m.Key())
-			}
+			kvs = append(kvs, kv)
 		}
 	}
+	return m, kvs
 }
 
 func (r *rewriter) convertKey(k ast.Expr, key types.Type) {

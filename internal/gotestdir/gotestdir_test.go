@@ -119,7 +119,7 @@ func runCorpus(t *testing.T, corp Corpus, dir string) {
 		h := startHost(t)
 		runCase = func(c Case) (Outcome, error) { return h.script(c.Src, *timeout) }
 	case "plain":
-		yaegi := plainYaegi(t)
+		yaegi := plainBin.build(t)
 		runCase = func(c Case) (Outcome, error) { return runPlain(yaegi, c, *timeout) }
 	default:
 		t.Fatalf("-gotestdir.target %q: want host or plain", *target)

@@ -27,31 +27,40 @@ type host struct {
 	log    *os.File
 }
 
+// binary is a program the tests build once per test binary, into a
+// folder TestMain removes.
+type binary struct {
+	pkg, name string
+	once      sync.Once
+	path      string
+	err       error
+}
+
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	replhostBin = &binary{pkg: "github.com/replhost/replhost/cmd/replhost", name: "replhost"}
+	// plainBin is the yaegi CLI of the version go.mod requires: what a
+	// user would run instead of replhost.
+	plainBin = &binary{pkg: "github.com/traefik/yaegi/cmd/yaegi", name: "yaegi"}
 )
 
-// replhostBinary builds ./cmd/replhost once per test binary.
-func replhostBinary(tb testing.TB) string {
+// build returns the binary's path, building it the first time.
+func (b *binary) build(tb testing.TB) string {
 	tb.Helper()
-	buildOnce.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "gotestdir-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "replhost")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/replhost/replhost/cmd/replhost").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build replhost: %v\n%s", err, out)
+		b.path = filepath.Join(dir, b.name)
+		if out, err := exec.Command("go", "build", "-o", b.path, b.pkg).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("build %s: %v\n%s", b.name, err, out)
 		}
 	})
-	if buildErr != nil {
-		tb.Fatal(buildErr)
+	if b.err != nil {
+		tb.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 var listeningRE = regexp.MustCompile(`msg="replhost listening" addr=([0-9.:]+)`)
@@ -64,7 +73,7 @@ func startHost(tb testing.TB, args ...string) *host {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(replhostBinary(tb), append([]string{"serve", "--listen", "127.0.0.1:0", "--root", root,
+	cmd := exec.Command(replhostBin.build(tb), append([]string{"serve", "--listen", "127.0.0.1:0", "--root", root,
 		"--isolation", "process", "--max-sessions-per-user", "64"}, args...)...)
 	cmd.Env = append(os.Environ(), "USER=tester")
 	cmd.Stderr = logf

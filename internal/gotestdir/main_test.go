@@ -10,9 +10,9 @@ import (
 // which every corpus's subtest shares.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, bin := range []string{binPath, plainBin} {
-		if bin != "" {
-			os.RemoveAll(filepath.Dir(bin))
+	for _, b := range []*binary{replhostBin, plainBin} {
+		if b.path != "" {
+			os.RemoveAll(filepath.Dir(b.path))
 		}
 	}
 	os.Exit(code)

@@ -10,37 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-var (
-	plainOnce sync.Once
-	plainBin  string
-	plainErr  error
-)
-
-// plainYaegi builds the yaegi CLI of the version go.mod requires, once per
-// test binary: what a user would run instead of replhost.
-func plainYaegi(tb testing.TB) string {
-	tb.Helper()
-	plainOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "gotestdir-yaegi-")
-		if err != nil {
-			plainErr = err
-			return
-		}
-		plainBin = filepath.Join(dir, "yaegi")
-		if out, err := exec.Command("go", "build", "-o", plainBin, "github.com/traefik/yaegi/cmd/yaegi").CombinedOutput(); err != nil {
-			plainErr = fmt.Errorf("build yaegi: %v\n%s", err, out)
-		}
-	})
-	if plainErr != nil {
-		tb.Fatal(plainErr)
-	}
-	return plainBin
-}
 
 // runPlain runs c as `yaegi run FILE` in an empty folder, as a user would.
 func runPlain(yaegi string, c Case, timeout time.Duration) (Outcome, error) {
