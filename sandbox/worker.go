@@ -216,8 +216,9 @@ func (w *Worker) writerLocked(typ byte) io.Writer {
 
 // wait reaps the worker, then releases what it held.
 func (w *Worker) wait(readerDone <-chan struct{}) {
-	err := w.cmd.Wait() // also waits for the crash log to reach EOF
-	w.conn.Close()      // ends the reader if the worker left the socket open
+	awaitExit(w.cmd.Process.Pid) // without holding a thread; Wait then reaps at once
+	err := w.cmd.Wait()          // also waits for the crash log to reach EOF
+	w.conn.Close()               // ends the reader if the worker left the socket open
 	<-readerDone
 	w.mu.Lock()
 	w.waitErr = err
