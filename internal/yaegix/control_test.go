@@ -37,7 +37,8 @@ func TestControlStopsALoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		_, err := yi.Eval("sig.Started(); for { n++ }")
+		// Started after the first n++: the stop cannot come before the loop ran
+		_, err := yi.Eval("for { n++; if n == 1 { sig.Started() } }")
 		ended <- err
 	}()
 	<-started
