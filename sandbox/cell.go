@@ -4,6 +4,7 @@ import (
 	"go/ast"
 
 	"github.com/replhost/replhost/lower"
+	"github.com/traefik/yaegi/interp"
 )
 
 // unitKind says how a top-level unit of a cell is evaluated.
@@ -31,10 +32,17 @@ type unit struct {
 
 	// parsed says the unit parsed where the interpreter puts it
 	// (parseUnit), with its declarations or statements: a cell is parsed
-	// once for the syntax check, the expression test and the names learnt.
+	// once for the syntax check, the expression test, the names learnt
+	// and yaegi's compile.
 	parsed bool
 	decls  []ast.Decl // of a unitDecl
 	stmts  []ast.Stmt // of a unitStmt
+	// node is that parse as yaegi's Eval would have made it (the body of
+	// its func main, or its file: yaegix.ParseStmts, ParseDecls), which
+	// yaegi compiles instead of parsing the text again; nil: yaegi gets
+	// the text (a unit yaegi's own parse rejects, where yaegi's error is
+	// the one to show; a run of several declarations).
+	node ast.Node
 }
 
 // splitCell cuts a cell into its top-level units with the front end's
@@ -42,24 +50,25 @@ type unit struct {
 // one Eval that starts with a declaration as a file and then rejects
 // statements, so imports, declarations and statements typed together are
 // run one unit at a time. A scanner error is returned as the user's error.
-func splitCell(src string) ([]unit, error) {
+// The units are parsed for yi (parseUnit); nil: for no interpreter.
+func splitCell(yi *interp.Interpreter, src string) ([]unit, error) {
 	us, lerr := lower.Units(src)
 	if lerr != nil {
 		return nil, errorAt(lerr.Line, lerr.Col, lerr.Msg)
 	}
-	return cutUnits(src, us, nil), nil
+	return cutUnits(yi, src, us, nil), nil
 }
 
 // planUnits are the units of the code of the front end's plan, as it cut
 // them: the lowered code is not scanned again.
-func planUnits(p *lower.Plan) []unit {
-	return cutUnits(p.Src, p.Units, p.NoValue)
+func planUnits(yi *interp.Interpreter, p *lower.Plan) []unit {
+	return cutUnits(yi, p.Src, p.Units, p.NoValue)
 }
 
 // cutUnits makes the units of src from the splitter's, each parsed where
 // the interpreter puts it. A unit of noValue (a call the lowering added)
 // is a statement with no value to show, run as it is.
-func cutUnits(src string, us []lower.Unit, noValue []bool) []unit {
+func cutUnits(yi *interp.Interpreter, src string, us []lower.Unit, noValue []bool) []unit {
 	units := make([]unit, len(us))
 	for i, lu := range us {
 		units[i] = unit{text: src[lu.Start:lu.End], start: lu.Start, end: lu.End, line: lu.Line, col: lu.Col, imports: lu.Import}
@@ -70,7 +79,7 @@ func cutUnits(src string, us []lower.Unit, noValue []bool) []unit {
 		}
 		units[i].noValue = i < len(noValue) && noValue[i]
 	}
-	units = mergeHeaders(src, units)
+	units = mergeHeaders(yi, src, units)
 	for i := range units {
 		u := &units[i]
 		_, u.isExpr = u.onlyStmt().(*ast.ExprStmt)
@@ -92,11 +101,11 @@ func (u *unit) onlyStmt() ast.Stmt {
 // x := []int{1}; len(x) < 3; ..."): a unit that does not parse on its own
 // is joined with the ones after it until the join parses.
 // A unit that never does is left as it was, for checkSyntax to report.
-func mergeHeaders(src string, units []unit) []unit {
+func mergeHeaders(yi *interp.Interpreter, src string, units []unit) []unit {
 	var out []unit
 	for i := 0; i < len(units); i++ {
 		u := units[i]
-		if parseUnit(&u) == nil {
+		if parseUnit(yi, &u) == nil {
 			out = append(out, u)
 			continue
 		}
@@ -105,7 +114,7 @@ func mergeHeaders(src string, units []unit) []unit {
 			m := u
 			m.end = units[j].end
 			m.text = src[m.start:m.end]
-			if parseUnit(&m) == nil {
+			if parseUnit(yi, &m) == nil {
 				out = append(out, m)
 				i = j
 				merged = true

@@ -27,7 +27,7 @@ func newNameIndex() *nameIndex {
 }
 
 func (x *nameIndex) learn(u unit) {
-	if !u.parsed && parseUnit(&u) != nil {
+	if !u.parsed && parseUnit(nil, &u) != nil {
 		return
 	}
 	x.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -66,6 +67,7 @@ type Interp struct {
 	names    *nameIndex
 	closed   bool
 	ctl      *yaegix.Control // stops a running cell
+	exec     *yaegix.Exec    // runs compiled code without copying the global frame
 	stopWait time.Duration   // how long a stopped cell is awaited
 	stuck    atomic.Bool     // an interrupted cell runs on in a native call
 	jobs     chan func()     // to the runner goroutine (onRunner); nil: none
@@ -136,9 +138,13 @@ func NewInterp(opts Options) (*Interp, error) {
 	if err != nil {
 		return nil, err
 	}
+	exec, err := yaegix.NewExec(yi)
+	if err != nil {
+		return nil, err
+	}
 	exports = ownTables(yi, exports)
 	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex(),
-		ctl: ctl, stopWait: opts.StopWait}
+		ctl: ctl, exec: exec, stopWait: opts.StopWait}
 	if in.stopWait <= 0 {
 		in.stopWait = DefaultStopWait
 	}
@@ -184,11 +190,11 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 		return ErrClosed
 	}
 	defer in.forgetASTs()
-	units, err := splitCell(cell)
+	units, err := splitCell(in.yi, cell)
 	if err != nil {
 		return err
 	}
-	if err := checkSyntax(units); err != nil {
+	if err := checkSyntax(in.yi, units); err != nil {
 		return err
 	}
 	if err := in.checkImports(units); err != nil {
@@ -202,8 +208,8 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	src := cell
 	if plan != nil {
 		cellUnits := units
-		src, units = plan.Src, planUnits(plan)
-		if err := checkSyntax(units); err != nil {
+		src, units = plan.Src, planUnits(in.yi, plan)
+		if err := checkSyntax(in.yi, units); err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
 		}
 		if err := in.checkUnsafeLeft(cellUnits, units); err != nil {
@@ -247,22 +253,30 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 // run as it is. Compile errors have no effects, so nothing runs twice.
 // Only the cell's last unit shows a nil that is all it has (a mid-cell
 // os.Remove or json.Unmarshal prints no <nil>).
+//
+// yaegi compiles the unit's own parse (u.node), the wrappers built around
+// its expression; without one, it gets the same code as text, laid out so
+// that its positions are the same: yaegi puts "package main; func main()
+// {" before a statement on its first line, so the user's code starts one
+// line down, at its column (the final newline keeps yaegi's closing brace
+// out of a trailing line comment). Either way positions are the user's,
+// one line down.
 func (in *Interp) evalUnit(ctx context.Context, u unit, show, last bool) error {
-	// yaegi puts "package main; func main() {" before a statement on its
-	// first line: keep the user's code off that line, then its positions are
-	// the user's, one line down. The final newline keeps yaegi's closing
-	// brace out of a trailing line comment.
-	pad := "\n" + strings.Repeat("\n", u.line-1) + strings.Repeat(" ", u.col-1)
 	if u.isExpr && show {
-		if v, ran, err := in.runShown(ctx, pad[1:]+u.text); ran {
+		if v, ran, err := in.runShown(ctx, u); ran {
 			if err == nil {
 				in.show(v, last, outputCall(u))
 			}
 			return err
 		}
 	}
+	pad := "\n" + strings.Repeat("\n", u.line-1) + strings.Repeat(" ", u.col-1)
 	if u.isExpr {
-		v, err := in.run(ctx, tuplePrefix+pad[1:]+u.text+")\n")
+		code := source{text: tuplePrefix + pad[1:] + u.text + ")\n"}
+		if x := u.expr(); x != nil {
+			code = source{node: tupleBlock(u.node.(*ast.BlockStmt), x)}
+		}
+		v, err := in.run(ctx, code)
 		if err == nil {
 			if show {
 				in.show(v, last, outputCall(u))
@@ -274,7 +288,11 @@ func (in *Interp) evalUnit(ctx context.Context, u unit, show, last bool) error {
 			return shiftError(err, 1)
 		}
 	}
-	_, err := in.run(ctx, pad+u.text+"\n")
+	code := source{text: pad + u.text + "\n"}
+	if u.node != nil {
+		code = source{node: u.node}
+	}
+	_, err := in.run(ctx, code)
 	return shiftError(err, 1)
 }
 
@@ -291,9 +309,29 @@ func (in *Interp) show(v reflect.Value, last, output bool) {
 	}
 }
 
+// source is code for run: a tree parsed for yaegi (yaegix.ParseStmts or
+// ParseDecls, or built around one), else its text; or a program already
+// compiled.
+type source struct {
+	text string
+	node ast.Node
+	prog *interp.Program
+}
+
+// compile compiles src as yaegi's Eval does.
+func (in *Interp) compile(src source) (*interp.Program, error) {
+	switch {
+	case src.prog != nil:
+		return src.prog, nil
+	case src.node != nil:
+		return in.yi.CompileAST(src.node)
+	}
+	return in.yi.Compile(src.text)
+}
+
 // run evaluates source with panics of the interpreter itself turned into
 // errors: yaegi v0.16.1 panics on some syntax it does not support.
-func (in *Interp) run(ctx context.Context, src string) (v reflect.Value, err error) {
+func (in *Interp) run(ctx context.Context, src source) (v reflect.Value, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &EvalError{Msg: fmt.Sprintf("interpreter: %v", r)}
@@ -385,7 +423,7 @@ func (in *Interp) dropRunner() {
 // evalCancellable runs src in a goroutine this Interp owns, stopping it with
 // yaegi's own mechanism when ctx ends and then waiting (up to StopWait) for
 // it to unwind, so that the next cell never runs beside it.
-func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Value, err error) {
+func (in *Interp) evalCancellable(ctx context.Context, src source) (v reflect.Value, err error) {
 	done := make(chan struct{})
 	cancel := in.ctl.Begin()
 	in.onRunner(func() {
@@ -395,7 +433,12 @@ func (in *Interp) evalCancellable(ctx context.Context, src string) (v reflect.Va
 				err = &EvalError{Msg: fmt.Sprintf("interpreter: %v", r)}
 			}
 		}()
-		v, err = in.yi.Eval(src)
+		// Compiled here too: compiling imports a source package, whose
+		// initialisation runs and may need stopping.
+		var p *interp.Program
+		if p, err = in.compile(src); err == nil {
+			v, err = in.exec.Run(p)
+		}
 	})
 	select {
 	case <-done:

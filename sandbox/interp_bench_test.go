@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkShownCell is the bench's 20-character cell, its value shown, in
@@ -34,11 +35,13 @@ func benchCell(b *testing.B, setup, cell string) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		if err := in.Eval(ctx, cell, true); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(in)

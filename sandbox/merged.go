@@ -84,17 +84,43 @@ func cannotPanic(e ast.Expr) bool {
 // is false when it did not compile (nothing ran).
 func (in *Interp) evalMerged(ctx context.Context, groups []unit) (ran bool, err error) {
 	last := groups[len(groups)-1]
-	src, exprLine := mergedSource(groups)
-	v, err := in.run(ctx, src)
+	code, where := source{node: mergedBlock(groups)}, func(err error) error { return shiftError(err, 1) }
+	if code.node == nil {
+		text, exprLine := mergedSource(groups)
+		code, where = source{text: text}, func(err error) error { return mergedError(err, exprLine) }
+	}
+	v, err := in.run(ctx, code)
 	var ev *EvalError
 	if errors.As(err, &ev) && ev.compile {
 		return false, nil
 	}
 	if err != nil {
-		return true, mergedError(err, exprLine)
+		return true, where(err)
 	}
 	in.show(v, true, outputCall(last))
 	return true, nil
+}
+
+// mergedBlock is the units' own parses for yaegi (each unit's positions
+// the user's, one line down) as one block, the last unit's expression in
+// __rh.Tuple; nil (an ast.Node) unless every unit has one.
+func mergedBlock(groups []unit) ast.Node {
+	var list []ast.Stmt
+	for _, u := range groups[:len(groups)-1] {
+		if u.node == nil {
+			return nil
+		}
+		list = append(list, u.stmts...)
+	}
+	last := groups[len(groups)-1]
+	x := last.expr()
+	if x == nil {
+		return nil
+	}
+	body := last.node.(*ast.BlockStmt)
+	first := groups[0].node.(*ast.BlockStmt)
+	list = append(list, &ast.ExprStmt{X: tupleCall(body.Lbrace, x.End(), x)})
+	return &ast.BlockStmt{Lbrace: first.Lbrace, List: list, Rbrace: body.Rbrace}
 }
 
 // mergedSource lays the units out at their lines and columns, one line

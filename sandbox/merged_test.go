@@ -79,7 +79,7 @@ func TestMergedCellIsOneEval(t *testing.T) {
 
 func mustSplit(t *testing.T, cell string) []unit {
 	t.Helper()
-	units, err := splitCell(cell)
+	units, err := splitCell(nil, cell)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestImportsNonStd(t *testing.T) {
 		`import "mypkg"`:                  true,
 		`import ("fmt"; "example.com/x")`: true,
 	} {
-		units, err := splitCell(text)
+		units, err := splitCell(nil, text)
 		if err != nil || len(units) != 1 {
 			t.Fatalf("splitCell(%q) = %d units, %v; want one", text, len(units), err)
 		}

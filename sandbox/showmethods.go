@@ -3,7 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"go/ast"
 	"reflect"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // showMethods are the wrappers an expression's value is first tried in, so
@@ -18,40 +21,49 @@ var showMethods = []string{
 	tuplePrefix + "func() __rh.Stringer { return (\n",
 }
 
-// runShown runs the expression text (already padded to its position) in the
-// first of showMethods it compiles in. ran is false when none compiled;
-// otherwise err is the run's error, its positions the user's.
-func (in *Interp) runShown(ctx context.Context, text string) (v reflect.Value, ran bool, err error) {
-	if isPlainLiteral(text) || !in.methods {
+// runShown runs the expression of u in the first of showMethods it
+// compiles in. ran is false when none compiled; otherwise err is the run's
+// error, its positions the user's. A wrapper that compiles is run as
+// compiled: yaegi compiles it once.
+func (in *Interp) runShown(ctx context.Context, u unit) (v reflect.Value, ran bool, err error) {
+	if isPlainLiteral(u.text) || !in.methods {
 		return v, false, nil
 	}
-	for _, prefix := range showMethods {
-		src := prefix + text + ") }())\n"
-		if !in.compiles(src) {
+	x := u.expr()
+	for i, prefix := range showMethods {
+		// The text prefix is two lines where the plain tuple's is one.
+		code, shift := source{}, 2
+		if x != nil {
+			code.node, shift = showBlock(u.node.(*ast.BlockStmt), x, i), 1
+		} else {
+			code.text = prefix + padTo(u) + u.text + ") }())\n"
+		}
+		p, ok := in.compiles(code)
+		if !ok {
 			continue
 		}
-		v, err = in.run(ctx, src)
+		code = source{prog: p}
+		v, err = in.run(ctx, code)
 		var ev *EvalError
 		if err != nil && errors.As(err, &ev) && ev.compile {
 			continue
 		}
-		// The prefix is two lines where the plain tuple's is one.
-		return v, true, shiftError(err, 2)
+		return v, true, shiftError(err, shift)
 	}
 	return reflect.Value{}, false, nil
 }
 
-// compiles reports whether src compiles, without running it: a wrapper
-// that makes yaegi panic while compiling (log.Panic("nil type")) must fall
-// back to the plain run, not fail the expression.
-func (in *Interp) compiles(src string) (ok bool) {
+// compiles compiles src without running it: a wrapper that makes yaegi
+// panic while compiling (log.Panic("nil type")) must fall back to the
+// plain run, not fail the expression.
+func (in *Interp) compiles(src source) (p *interp.Program, ok bool) {
 	defer func() {
 		if recover() != nil {
-			ok = false
+			p, ok = nil, false
 		}
 	}()
-	_, err := in.yi.Compile(src)
-	return err == nil
+	p, err := in.compile(src)
+	return p, err == nil
 }
 
 // isPlainLiteral reports a number or string literal, which has no methods:

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/replhost/replhost/internal/pkgname"
+	"github.com/replhost/replhost/internal/yaegix"
+	"github.com/traefik/yaegi/interp"
 )
 
 // groupUnits joins runs of declarations into one unit, so that the types and
@@ -26,6 +28,7 @@ func groupUnits(src string, units []unit) []unit {
 			prev.imports = prev.imports && u.imports
 			prev.parsed = prev.parsed && u.parsed
 			prev.decls = append(prev.decls[:len(prev.decls):len(prev.decls)], u.decls...)
+			prev.node = nil // yaegi parses the run's text as one file
 			continue
 		}
 		out = append(out, u)
@@ -63,12 +66,12 @@ func padTo(u unit) string {
 // checkSyntax parses each unit as the interpreter will (a declaration in a
 // file, a statement in a function body) so that a syntax error is reported
 // by go/parser at the user's position, not inside yaegi's wrapping.
-func checkSyntax(units []unit) error {
+func checkSyntax(yi *interp.Interpreter, units []unit) error {
 	for i := range units {
 		if units[i].parsed {
 			continue
 		}
-		if err := parseUnit(&units[i]); err != nil {
+		if err := parseUnit(yi, &units[i]); err != nil {
 			return err
 		}
 	}
@@ -77,8 +80,17 @@ func checkSyntax(units []unit) error {
 
 // parseUnit parses one unit where the interpreter will put it and keeps
 // its declarations or statements; it returns go/parser's first error at
-// the user's position.
-func parseUnit(u *unit) error {
+// the user's position. With an interpreter, the parse is yaegi's own
+// (u.node: yaegi compiles this tree, the unit is not parsed again); when
+// that one fails (a declaration error, which only yaegi's mode reports,
+// or a syntax error), the unit is parsed again as before: a syntax error
+// is reported from there, and a declaration error is left to yaegi,
+// which reports it in its own words.
+func parseUnit(yi *interp.Interpreter, u *unit) error {
+	u.parsed, u.node, u.decls, u.stmts = false, nil, nil, nil
+	if yi != nil && yaegiParse(yi, u) {
+		return nil
+	}
 	src, shift := "package p\n"+padTo(*u)+u.text+"\n", 1
 	if u.kind == unitStmt {
 		src, shift = "package p\nfunc _() {\n"+padTo(*u)+u.text+"\n}", 2
@@ -102,6 +114,27 @@ func parseUnit(u *unit) error {
 		return errorAt(p.Line-shift, p.Column, list[0].Msg)
 	}
 	return nil
+}
+
+// yaegiParse parses u as yaegi's Eval would parse the text evalUnit
+// gives it (one line down, the first line being yaegi's), into yi's
+// FileSet; false if that parse fails or is left to yaegi (yaegix).
+func yaegiParse(yi *interp.Interpreter, u *unit) bool {
+	src := "\n" + padTo(*u) + u.text + "\n"
+	if u.kind == unitStmt {
+		body, err := yaegix.ParseStmts(yi, src)
+		if err != nil || body == nil {
+			return false
+		}
+		u.parsed, u.node, u.stmts = true, body, body.List
+		return true
+	}
+	f, err := yaegix.ParseDecls(yi, src)
+	if err != nil || f == nil {
+		return false
+	}
+	u.parsed, u.node, u.decls = true, f, f.Decls
+	return true
 }
 
 // dropReimports blanks, in src, the import specs of packages the session
@@ -162,7 +195,7 @@ func (in *Interp) dropReimports(src string, units []unit) (string, []unit) {
 			continue
 		case 1:
 			u = unit{kind: u.kind, imports: u.imports, text: typed[u.start:u.end], start: u.start, end: u.end, line: u.line, col: u.col}
-			parseUnit(&u)
+			parseUnit(in.yi, &u)
 		}
 		out = append(out, u)
 	}

@@ -1,0 +1,93 @@
+package yaegix
+
+import (
+	"go/ast"
+	"go/parser"
+	"strings"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// yaegi v0.16.1's Eval parses a cell itself (interp.parse): statements in
+// the body of a func main, declarations as a file, both after a package
+// clause on the first line, with DeclarationErrors and ParseComments, into
+// the interpreter's FileSet under the name interp.DefaultSourceName. Before
+// that it scans the first token and parses the package clause again for
+// build constraints. ParseStmts and ParseDecls make the same tree once, so
+// that the sandbox's own parse of a cell is the one yaegi compiles
+// (Interpreter.CompileAST): compile errors and panics then carry Eval's
+// positions, and Eval's texts.
+const (
+	stmtHead  = "package main; func main() {" // interp.wrapInMain
+	declHead  = "package main;"
+	parseMode = parser.DeclarationErrors | parser.ParseComments
+)
+
+// ParseStmts parses src as Eval parses a cell that starts with a
+// statement; the body of its func main is what CompileAST takes. An error
+// is go/parser's (Eval's is the same). A nil body with no error: src
+// starts with a keyword that makes Eval parse it otherwise (as a file,
+// or, for func, first as a file): give src to Eval as text.
+func ParseStmts(yi *interp.Interpreter, src string) (*ast.BlockStmt, error) {
+	if declKeyword(firstWord(src)) || firstWord(src) == "package" {
+		return nil, nil
+	}
+	f, err := parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, stmtHead+src+"\n}", parseMode)
+	if err != nil {
+		return nil, err
+	}
+	return f.Decls[0].(*ast.FuncDecl).Body, nil
+}
+
+// ParseDecls parses src as Eval parses a cell that starts with a
+// declaration. A nil file with no error: src has a `yaegi:tags` comment,
+// which Eval's parse of a file also reads (into the build tags for later
+// imports), or does not start with a declaration's keyword (Eval would
+// parse it as statements): give src to Eval as text.
+func ParseDecls(yi *interp.Interpreter, src string) (*ast.File, error) {
+	if !declKeyword(firstWord(src)) || strings.Contains(src, "yaegi:tags") {
+		return nil, nil
+	}
+	return parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, declHead+src, parseMode)
+}
+
+// declKeyword: the first tokens by which Eval parses a cell as a file
+// (interp.parse; package too, without the clause it adds).
+func declKeyword(w string) bool {
+	switch w {
+	case "const", "func", "import", "type", "var":
+		return true
+	}
+	return false
+}
+
+// firstWord is the identifier or keyword src starts with, after blanks
+// and comments ("" if it starts with another token): Eval's firstToken
+// without a scanner (which would add a file to the interpreter's FileSet).
+func firstWord(src string) string {
+	for {
+		src = strings.TrimLeft(src, " \t\r\n")
+		switch {
+		case strings.HasPrefix(src, "//"):
+			i := strings.IndexByte(src, '\n')
+			if i < 0 {
+				return ""
+			}
+			src = src[i:]
+			continue
+		case strings.HasPrefix(src, "/*"):
+			i := strings.Index(src[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			src = src[2+i+2:]
+			continue
+		}
+		break
+	}
+	end := 0
+	for end < len(src) && (src[end] == '_' || src[end] >= 'a' && src[end] <= 'z' || src[end] >= 'A' && src[end] <= 'Z' || end > 0 && src[end] >= '0' && src[end] <= '9' || src[end] >= 0x80) {
+		end++
+	}
+	return src[:end]
+}
