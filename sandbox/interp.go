@@ -289,8 +289,11 @@ func (in *Interp) evalUnit(ctx context.Context, u unit, show, last bool) error {
 		}
 	}
 	code := source{text: pad + u.text + "\n"}
-	if u.node != nil {
+	switch {
+	case u.node != nil:
 		code = source{node: u.node}
+	case u.kind == unitStmt:
+		code.text = yaegix.StmtText(code.text)
 	}
 	_, err := in.run(ctx, code)
 	return shiftError(err, 1)
@@ -374,13 +377,17 @@ func (in *Interp) panicError(p interp.Panic) error {
 	return errorAt(line, col, "panic: "+msg)
 }
 
-// shiftError moves a position error up by the lines the wrapper added.
+// shiftError moves a position error up by the lines the wrapper added. A
+// position in those lines is the wrapper's, none of the user's: dropped.
 func shiftError(err error, lines int) error {
 	var ev *EvalError
-	if errors.As(err, &ev) && ev.Line > lines {
-		return &EvalError{Line: ev.Line - lines, Col: ev.Col, Msg: ev.Msg, compile: ev.compile}
+	if !errors.As(err, &ev) || ev.Line == 0 {
+		return err
 	}
-	return err
+	if ev.Line <= lines {
+		return &EvalError{Msg: ev.Msg, compile: ev.compile}
+	}
+	return &EvalError{Line: ev.Line - lines, Col: ev.Col, Msg: ev.Msg, compile: ev.compile}
 }
 
 // Close releases the interpreter; a cell still blocked in a native call keeps

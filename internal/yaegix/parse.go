@@ -23,13 +23,12 @@ const (
 	parseMode = parser.DeclarationErrors | parser.ParseComments
 )
 
-// ParseStmts parses src as Eval parses a cell that starts with a
-// statement; the body of its func main is what CompileAST takes. An error
-// is go/parser's (Eval's is the same). A nil body with no error: src
-// starts with a keyword that makes Eval parse it otherwise (as a file,
-// or, for func, first as a file): give src to Eval as text.
+// ParseStmts parses src as Eval parses StmtText(src), statements; the
+// body of its func main is what CompileAST takes. An error is go/parser's
+// (Eval's is the same). A nil body with no error: src starts with a
+// keyword that makes Eval parse it as a file: give it to Eval as text.
 func ParseStmts(yi *interp.Interpreter, src string) (*ast.BlockStmt, error) {
-	if declKeyword(firstWord(src)) || firstWord(src) == "package" {
+	if w := firstWord(src); w != "func" && declKeyword(w) || w == "package" {
 		return nil, nil
 	}
 	f, err := parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, stmtHead+src+"\n}", parseMode)
@@ -50,6 +49,14 @@ func ParseDecls(yi *interp.Interpreter, src string) (*ast.File, error) {
 	}
 	return parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, declHead+src, parseMode)
 }
+
+// StmtText is statements src as text for Eval, which would parse a text
+// that starts with func (a function literal called) as a file once
+// `package main;` is put before it fails: as a file declaring func main,
+// the statements, which Eval then runs, and again at every later Eval (a
+// panic in them made every later cell fail with it). An empty statement
+// first keeps them statements, on the first line, which is yaegi's.
+func StmtText(src string) string { return ";" + src }
 
 // declKeyword: the first tokens by which Eval parses a cell as a file
 // (interp.parse; package too, without the clause it adds).

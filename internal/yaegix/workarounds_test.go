@@ -90,7 +90,7 @@ func TestWorkedAroundBehaviours(t *testing.T) {
 			[]string{`import "flag"`, "flag.Parsed()"}, outcome{value: "true"}, false},
 		{"main-runs-after-its-cell-and-later-ones", "repl/script.go RunScript",
 			[]string{`func main() { println("main ran") }`, "1"}, outcome{value: "1", stdout: "main ran\nmain ran\n"}, true},
-		{"top-level-func-literal-reruns", "lower/lower.go (wrapped statements are named functions)",
+		{"top-level-func-literal-reruns", "yaegix.StmtText, ParseStmts (sandbox/interp.go evalUnit); lower/lower.go (wrapped statements are named functions)",
 			[]string{`func() { println("ran") }()`, "1"}, outcome{value: "1", stdout: "ran\nran\n"}, true},
 		{"top-level-defer-reruns", "lower (cellDefers)",
 			[]string{"defer println(1)", "2", "3"}, outcome{value: "3", stdout: "1\n1\n1\n"}, true},
