@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"go/ast"
+	"strings"
 
+	"github.com/replhost/replhost/internal/yaegix"
 	"github.com/replhost/replhost/lower"
 	"github.com/traefik/yaegi/interp"
 )
@@ -79,13 +81,66 @@ func cutUnits(yi *interp.Interpreter, src string, us []lower.Unit, noValue []boo
 		}
 		units[i].noValue = i < len(noValue) && noValue[i]
 	}
-	units = mergeHeaders(yi, src, units)
+	if !parseStmtCell(yi, src, units) {
+		units = mergeHeaders(yi, src, units)
+	}
 	for i := range units {
 		u := &units[i]
 		_, u.isExpr = u.onlyStmt().(*ast.ExprStmt)
 		u.isExpr = u.isExpr && !u.noValue
 	}
 	return units
+}
+
+// parseStmtCell parses a cell of statements only (several units) at once
+// for yi and gives each unit its statements: the trees a parse per unit
+// makes, positions included (the user's, one line down), for one parse.
+// false: the units need a parse each (no interpreter; a declaration among
+// them; a statement across units, which mergeHeaders joins; a label, whose
+// scope one parse would widen to the other units; a //line directive,
+// which would move the later units' positions; an error, which is
+// reported unit by unit).
+func parseStmtCell(yi *interp.Interpreter, src string, units []unit) bool {
+	if yi == nil || len(units) < 2 {
+		return false
+	}
+	for _, u := range units {
+		if u.kind != unitStmt {
+			return false
+		}
+	}
+	for _, w := range []string{"goto", "break", "continue", "//line", "/*line"} {
+		if strings.Contains(src, w) {
+			return false
+		}
+	}
+	body, err := yaegix.ParseStmts(yi, "\n"+src+"\n")
+	if err != nil || body == nil {
+		return false
+	}
+	per := make([][]ast.Stmt, len(units))
+	j := 0
+	for _, st := range body.List {
+		// Offsets in the cell: the parse's text has a newline first.
+		from, to := yaegix.Offset(yi, st.Pos())-1, yaegix.Offset(yi, st.End())-1
+		for j < len(units) && from >= units[j].end {
+			j++
+		}
+		if j == len(units) || from < units[j].start || to > units[j].end {
+			return false
+		}
+		per[j] = append(per[j], st)
+	}
+	for i := range units {
+		if len(per[i]) == 0 {
+			return false
+		}
+	}
+	for i := range units {
+		units[i].parsed, units[i].stmts = true, per[i]
+		units[i].node = &ast.BlockStmt{Lbrace: body.Lbrace, List: per[i], Rbrace: body.Rbrace}
+	}
+	return true
 }
 
 // onlyStmt is the statement of a parsed statement unit of one; else nil.

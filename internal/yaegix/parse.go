@@ -3,6 +3,7 @@ package yaegix
 import (
 	"go/ast"
 	"go/parser"
+	"go/token"
 	"strings"
 
 	"github.com/traefik/yaegi/interp"
@@ -48,6 +49,12 @@ func ParseDecls(yi *interp.Interpreter, src string) (*ast.File, error) {
 		return nil, nil
 	}
 	return parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, declHead+src, parseMode)
+}
+
+// Offset is the byte offset in src, as given to ParseStmts, of p, a
+// position of the tree it returned.
+func Offset(yi *interp.Interpreter, p token.Pos) int {
+	return yi.FileSet().File(p).Offset(p) - len(stmtHead)
 }
 
 // StmtText is statements src as text for Eval, which would parse a text
