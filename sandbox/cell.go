@@ -182,3 +182,24 @@ func mergeHeaders(yi *interp.Interpreter, src string, units []unit) []unit {
 	}
 	return out
 }
+
+// forgetTrees drops the files of the parses of a cell's units (units, as
+// the cell was cut) from yaegi's FileSet (yaegix.ForgetTree) once the cell
+// ended, where yaegi keeps nothing of them: when they did not run (unused:
+// the front end's code ran instead, or the cell failed before yaegi), or
+// when the cell declares nothing and has no function literal, go or defer
+// statement (whose trees run, and may panic, after the cell). Not while an
+// interrupted cell still runs.
+func (in *Interp) forgetTrees(cell string, units []unit, unused bool) {
+	if in.stuck.Load() {
+		return
+	}
+	if !unused && (!declaresNothing(units) || strings.Contains(cell, "func") || strings.Contains(cell, "go") || strings.Contains(cell, "defer")) {
+		return
+	}
+	for _, u := range units {
+		if u.node != nil {
+			yaegix.ForgetTree(in.yi, u.node)
+		}
+	}
+}

@@ -194,6 +194,9 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if err != nil {
 		return err
 	}
+	var plan *lower.Plan
+	cellUnits, ran := units, false
+	defer func() { in.forgetTrees(cell, cellUnits, plan != nil || !ran) }()
 	if err := checkSyntax(in.yi, units); err != nil {
 		return err
 	}
@@ -207,7 +210,6 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	}
 	src := cell
 	if plan != nil {
-		cellUnits := units
 		src, units = plan.Src, planUnits(in.yi, plan)
 		if err := checkSyntax(in.yi, units); err != nil {
 			return &EvalError{Msg: "internal: the Go front end produced code that does not parse: " + err.Error()}
@@ -224,6 +226,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	}
 	in.noteMethods(units)
 	groups := groupUnits(src, units)
+	ran = true
 	if src == cell && in.mergeable(groups, show) {
 		ran, err := in.evalMerged(ctx, groups)
 		if err != nil {

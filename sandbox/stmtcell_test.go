@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"strings"
 	"testing"
 
@@ -79,5 +81,40 @@ func TestStmtCellParsedOnce(t *testing.T) {
 				t.Errorf("%q unit %d: %s; a parse of its own: %s", tt.cell, i, got, want)
 			}
 		}
+	}
+}
+
+// TestTrivialCellsLeaveNoFiles: yaegi's FileSet keeps the files of cells
+// that declared something (a panic in a function prints its position
+// later), and not those of cells that left nothing behind, nor of parses
+// that failed.
+func TestTrivialCellsLeaveNoFiles(t *testing.T) {
+	in, _ := newTestInterp(t)
+	files := func() int {
+		n := 0
+		in.yi.FileSet().Iterate(func(*token.File) bool { n++; return true })
+		return n
+	}
+	for _, c := range []string{"n := 0", "func boom() { panic(\"b\") }", `import "strings"`} {
+		if err := in.Eval(context.Background(), c, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := files()
+	for range 50 {
+		for _, c := range []string{"n++; n", "n + 1", "strings.ToUpper(\"a\")", "x := 1 +; 2", "n + nope"} {
+			in.Eval(context.Background(), c, true)
+		}
+	}
+	if after := files(); after > before+5 {
+		t.Errorf("FileSet: %d files after 250 cells that declared nothing; %d before", after, before)
+	}
+	// The panic's place is in boom's cell.
+	err := in.Eval(context.Background(), "\n  boom()", true)
+	if err == nil || err.Error() != "1:15: panic: b" {
+		t.Errorf("a panic in a function of an earlier cell: %v; want 1:15: panic: b", err)
+	}
+	if err := in.Eval(context.Background(), "func() { n = 7 }(); n", true); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -32,11 +32,49 @@ func ParseStmts(yi *interp.Interpreter, src string) (*ast.BlockStmt, error) {
 	if w := firstWord(src); w != "func" && declKeyword(w) || w == "package" {
 		return nil, nil
 	}
-	f, err := parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, stmtHead+src+"\n}", parseMode)
+	mode := parseMode
+	if !mayDeclare(src) {
+		// Only declarations and labels give DeclarationErrors something to
+		// report; without them its resolution only fills ast.Object
+		// fields, which yaegi does not read. (A fifth of the parse.)
+		mode = parser.ParseComments | parser.SkipObjectResolution
+	}
+	f, err := parse(yi, stmtHead+src+"\n}", mode)
 	if err != nil {
 		return nil, err
 	}
 	return f.Decls[0].(*ast.FuncDecl).Body, nil
+}
+
+// parse parses src into yi's FileSet; a file that does not parse is
+// removed from it again (its error carries the positions as text).
+func parse(yi *interp.Interpreter, src string, mode parser.Mode) (*ast.File, error) {
+	fs := yi.FileSet()
+	base := fs.Base()
+	f, err := parser.ParseFile(fs, interp.DefaultSourceName, src, mode)
+	if err != nil {
+		if file := fs.File(token.Pos(base)); file != nil {
+			fs.RemoveFile(file)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// declWords are what a statement that declares a name or uses a label
+// has in its text: `:=`, a label's colon, var, const, type, a func
+// literal's parameters and results, and the branches that name labels.
+var declWords = []string{":", "var", "const", "type", "func", "goto", "break", "continue", "import"}
+
+// mayDeclare reports whether src may hold such a statement (generously:
+// the words inside names and strings count too).
+func mayDeclare(src string) bool {
+	for _, w := range declWords {
+		if strings.Contains(src, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseDecls parses src as Eval parses a cell that starts with a
@@ -48,7 +86,7 @@ func ParseDecls(yi *interp.Interpreter, src string) (*ast.File, error) {
 	if !declKeyword(firstWord(src)) || strings.Contains(src, "yaegi:tags") {
 		return nil, nil
 	}
-	return parser.ParseFile(yi.FileSet(), interp.DefaultSourceName, declHead+src, parseMode)
+	return parse(yi, declHead+src, parseMode)
 }
 
 // Offset is the byte offset in src, as given to ParseStmts, of p, a
@@ -104,4 +142,16 @@ func firstWord(src string) string {
 		end++
 	}
 	return src[:end]
+}
+
+// ForgetTree removes the file of n, a tree of ParseStmts or ParseDecls,
+// from yi's FileSet, which otherwise keeps every file parsed into it for
+// the interpreter's life (a few hundred bytes a cell, and a longer search
+// for the next file added). Positions in n print as "-" from then on: only
+// for a tree yaegi keeps nothing of once it ran.
+func ForgetTree(yi *interp.Interpreter, n ast.Node) {
+	fs := yi.FileSet()
+	if f := fs.File(n.Pos()); f != nil {
+		fs.RemoveFile(f)
+	}
 }
