@@ -56,7 +56,8 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 	}
 	calls := false
 	for _, e := range as.Rhs {
-		calls = calls || hasCallOrRecv(e)
+		_, lit := ast.Unparen(e).(*ast.CompositeLit) // see multilit.go
+		calls = calls || hasCallOrRecv(e) || lit
 	}
 	for _, e := range as.Lhs {
 		if hasCallOrRecv(e) {
@@ -95,7 +96,12 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 		}
 		b.WriteString("var " + t + typ + " = " + r.nodeText(e) + "; ")
 	}
-	b.WriteString(strings.Join(lhs, ", ") + " = " + strings.Join(vals, ", ") + " }")
+	// One assignment each, in order: yaegi's `i, j = a, b` of interface{}
+	// variables panics (reflect.Set ... interp.valueInterface).
+	for i := range lhs {
+		b.WriteString(lhs[i] + " = " + vals[i] + "; ")
+	}
+	b.WriteString("}")
 	r.replaceNode(as, b.String())
 }
 

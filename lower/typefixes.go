@@ -7,7 +7,9 @@ import "go/ast"
 // selfslice.go), blank names (blankfields.go, blanktype.go), fields that
 // shadow methods (shadowfield.go), the any alias (anyalias.go), values
 // assigned across types (varmulti.go, elidedaddr.go, appendiface.go),
-// map keys (mapkey.go, instkeys.go). It runs after the other rewrites of
+// map keys (mapkey.go, instkeys.go), literals among several values
+// (multilit.go), directed channels made (makechan.go), calls on a conversion to an
+// interface (ifacecall.go). It runs after the other rewrites of
 // the node, so it adapts what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
@@ -18,6 +20,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.shadowFieldDecl(n)
 	case *ast.SelectorExpr:
 		r.shadowFieldUse(n)
+		r.ifaceConvCall(n)
 	case *ast.GenDecl:
 		r.blankTypes(n)
 	case *ast.CompositeLit:
@@ -25,6 +28,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.mapLitKeys(n)
 		r.shadowFieldKeys(n)
 		r.instanceKeys(n)
+		r.multiAssignLit(n) // last: it wraps what the others wrote
 	case *ast.IndexExpr:
 		r.mapKey(n)
 	case *ast.ValueSpec:
@@ -32,6 +36,10 @@ func (r *rewriter) typeFixes(n ast.Node) {
 	case *ast.CallExpr:
 		r.appendIface(n)
 		r.deleteKey(n)
+		r.makeDirChan(n)
+	}
+	if e, ok := n.(ast.Expr); ok {
+		r.ifaceBox(e) // see ifacebox.go
 	}
 	r.selfFuncs(n)
 }
