@@ -33,3 +33,35 @@ func (r *rewriter) ifaceConvCall(sel *ast.SelectorExpr) {
 	}
 	r.replaceNode(sel.X, "("+r.nodeText(conv.Args[0])+")")
 }
+
+// ifaceConvArg lowers an argument converted to the interface its
+// parameter already is, `F(I(S{}))`, to the bare value, `F(S{})`, which
+// the call converts: yaegi v0.16.1's type switch on the parameter then
+// misses the value's type (`case S:` fails) where an assertion finds it.
+func (r *rewriter) ifaceConvArg(call *ast.CallExpr) {
+	if r.code.info.Types[call.Fun].IsType() {
+		return
+	}
+	sig, ok := r.typeOf(call.Fun).(*types.Signature)
+	if !ok {
+		return
+	}
+	for i, a := range call.Args {
+		if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {
+			return
+		}
+		conv, ok := ast.Unparen(a).(*ast.CallExpr)
+		if !ok || len(conv.Args) != 1 || !r.code.info.Types[conv.Fun].IsType() {
+			continue
+		}
+		it, at := r.typeOf(conv), r.typeOf(conv.Args[0])
+		pt := substType(sig.Params().At(i).Type(), r.subst)
+		if it == nil || at == nil || !types.IsInterface(it) || types.IsInterface(at) || !types.Identical(it, pt) {
+			continue
+		}
+		if _, ok := types.Unalias(it).(*types.TypeParam); ok || r.code.info.Types[conv.Args[0]].IsNil() {
+			continue
+		}
+		r.replaceNode(a, "("+r.nodeText(conv.Args[0])+")")
+	}
+}

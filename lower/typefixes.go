@@ -37,6 +37,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.appendIface(n)
 		r.deleteKey(n)
 		r.makeDirChan(n)
+		r.ifaceConvArg(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
 		r.ifaceBox(e) // see ifacebox.go
