@@ -158,5 +158,8 @@ func (r *rewriter) impossibleAssert(n *ast.TypeAssertExpr) {
 	if t == nil || types.IsInterface(t) || types.AssertableTo(xt, t) {
 		return
 	}
+	if r.impossibleAssertPanic(n, r.typeOf(n.X), t) { // generic_assert.go
+		return
+	}
 	r.replaceNode(n.X, "any("+r.nodeText(n.X)+")")
 }
