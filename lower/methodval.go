@@ -74,9 +74,9 @@ func (r *rewriter) methodExprCall(call *ast.CallExpr, n *ast.SelectorExpr) {
 		return
 	}
 	recv := "(" + r.nodeText(call.Args[0]) + ")"
-	if tv := r.code.info.Types[call.Args[0]]; tv.Value != nil {
-		// T.M(2): the constant becomes a T first.
-		recv = r.ctx.typeText(sig.Params().At(0).Type(), r.subst) + recv
+	if tv := r.code.info.Types[call.Args[0]]; tv.Value != nil || tv.IsNil() {
+		// T.M(2), I.M(nil): the constant becomes a T first.
+		recv = "(" + r.ctx.typeText(sig.Params().At(0).Type(), r.subst) + ")" + recv
 	}
 	args := make([]string, len(call.Args)-1)
 	for i, a := range call.Args[1:] {
