@@ -150,7 +150,7 @@ func (r *rewriter) impossibleAssert(n *ast.TypeAssertExpr) {
 	if r.subst == nil || n.Type == nil {
 		return
 	}
-	xt, ok := r.typeOf(n.X).Underlying().(*types.Interface)
+	xt, ok := substType(r.code.info.TypeOf(n.X), r.subst).Underlying().(*types.Interface)
 	if !ok || xt.Empty() {
 		return
 	}
@@ -158,7 +158,7 @@ func (r *rewriter) impossibleAssert(n *ast.TypeAssertExpr) {
 	if t == nil || types.IsInterface(t) || types.AssertableTo(xt, t) {
 		return
 	}
-	if r.impossibleAssertPanic(n, r.typeOf(n.X), t) { // generic_assert.go
+	if r.impossibleAssertPanic(n, substType(r.code.info.TypeOf(n.X), r.subst), t) { // generic_assert.go
 		return
 	}
 	r.replaceNode(n.X, "any("+r.nodeText(n.X)+")")

@@ -221,6 +221,20 @@ func substType(t types.Type, subst map[*types.TypeParam]types.Type) types.Type {
 			tags[i] = x.Tag(i)
 		}
 		return types.NewStruct(fields, tags)
+	case *types.Interface:
+		if x.NumExplicitMethods() == 0 {
+			break
+		}
+		methods := make([]*types.Func, x.NumExplicitMethods())
+		for i := range methods {
+			m := x.ExplicitMethod(i)
+			methods[i] = types.NewFunc(m.Pos(), m.Pkg(), m.Name(), substType(m.Type(), subst).(*types.Signature))
+		}
+		embedded := make([]types.Type, x.NumEmbeddeds())
+		for i := range embedded {
+			embedded[i] = substType(x.EmbeddedType(i), subst)
+		}
+		return types.NewInterfaceType(methods, embedded).Complete()
 	case *types.Named:
 		if x.TypeArgs().Len() > 0 {
 			args := make([]types.Type, x.TypeArgs().Len())
