@@ -9,7 +9,7 @@ import "go/ast"
 // assigned across types (varmulti.go, elidedaddr.go, appendiface.go),
 // map keys (mapkey.go, instkeys.go), literals among several values
 // (multilit.go), directed channels made (makechan.go), calls on a conversion to an
-// interface (ifacecall.go). It runs after the other rewrites of
+// interface (ifacecall.go), comma-ok values converted (commaokconv.go). It runs after the other rewrites of
 // the node, so it adapts what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
@@ -33,6 +33,8 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.mapKey(n)
 	case *ast.ValueSpec:
 		r.varMulti(n)
+	case *ast.AssignStmt:
+		r.commaOKConv(n)
 	case *ast.CallExpr:
 		r.appendIface(n)
 		r.deleteKey(n)
