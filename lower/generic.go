@@ -310,7 +310,7 @@ func (ctx *lowerCtx) instantiate(st *site, name string, args []types.Type) strin
 			mr.replaceNode(recv, name)
 			text += "\n" + mr.nodeText(m)
 		}
-		return text
+		return text + ctx.promotedForwarders(tn, args, name) // generic_promote.go
 	}
 	return ""
 }
