@@ -5,8 +5,11 @@ import (
 	"go/ast"
 	"go/types"
 	"io"
+	"os"
 	"reflect"
 	"strings"
+
+	"github.com/replhost/replhost/internal/yaegix"
 )
 
 // GoPanicEndsProcess makes GoPanic panic again, which ends the process as
@@ -14,6 +17,11 @@ import (
 // session crashed, with the panic, and restores it); in the host (inproc
 // mode) it stays false and only the goroutine ends.
 var GoPanicEndsProcess bool
+
+// BeforeProcessEnd, when set (a worker process sets it, with
+// GoPanicEndsProcess), runs before a goroutine's panic or os.Exit ends the
+// process: the worker sends the output it holds.
+var BeforeProcessEnd func()
 
 // GoPanic reports v, the recovered value of a goroutine started by a `go`
 // statement of interpreted code, as Go's runtime reports an unrecovered
@@ -25,6 +33,12 @@ func GoPanic(w io.Writer, v any) {
 		return
 	}
 	if GoPanicEndsProcess {
+		if BeforeProcessEnd != nil {
+			BeforeProcessEnd()
+		}
+		if code, ok := yaegix.ExitCode(v); ok {
+			os.Exit(code) // in a goroutine too, os.Exit ends the program
+		}
 		panic(v)
 	}
 	printMu.Lock()

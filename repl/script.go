@@ -17,8 +17,10 @@ import (
 // is output. A whole program (package main with func main) runs its main:
 // yaegi runs a main defined in package main after the cell that defines it.
 // Meta-commands on lines of their own run where they stand (see RunCells).
-// It returns the exit status: 0, the code's os.Exit status, or 1 after the
-// first failing cell with "error: ..." on stderr.
+// It returns the exit status: 0, the code's os.Exit status, the status of
+// the worker when the Go runtime ended it (2 after a goroutine's panic, as
+// the program would exit), or 1 after the first failing cell with
+// "error: ..." on stderr.
 func (s *Session) RunScript(ctx context.Context, src string, stdout, stderr io.Writer) int {
 	return ExitStatus(stderr, s.RunCells(ctx, src, false, stdout, stderr))
 }
@@ -113,6 +115,8 @@ func ExitStatus(w io.Writer, err error) int {
 		fmt.Fprintf(w, "error: %v\n", err) // says itself whether interrupted
 	case errors.As(err, &exit):
 		return exit.Code
+	case errors.As(err, &crash) && crash.Status != 0:
+		return crash.Status // the Go runtime's: 2 after a fatal panic, as the program would exit
 	case errors.As(err, &crash), errors.Is(err, errReported):
 		return 1 // reported when it happened
 	case errors.Is(err, context.DeadlineExceeded):

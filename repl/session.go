@@ -186,6 +186,13 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 		s.stderr.set(stderr)
 		return err
 	}
+	var exit *sandbox.ExitError
+	if errors.As(err, &exit) && exit.Process {
+		// The worker exited with the code's os.Exit: the next use
+		// restores the session in a new one.
+		s.unloadLocked()
+		return err
+	}
 	if err == nil {
 		if ferr := s.m.checkFence(s.id); ferr != nil {
 			return fmt.Errorf("cell ran but was not saved: %w", ferr)

@@ -22,6 +22,13 @@ var denied = []string{
 // allowed by default (the sandbox, not the allowlist, stops sockets).
 var pure = []string{"net/url", "net/netip"}
 
+// inWorker are denied packages a session's worker process allows: their
+// knobs (runtime/debug's memory limit, GC percent, max stack and threads)
+// act on the process that calls them, which in process isolation is the
+// session's own worker, still bounded by its cgroup. In inproc mode they
+// would change the host for every session (docs/confinement.md).
+var inWorker = []string{"runtime/debug"}
+
 // deniedSymbols are members of allowed packages that reach other
 // processes (Landlock blocks them in a worker, nothing would in-process)
 // or turn a number into a descriptor or a pointer: os.NewFile(3, "") would
@@ -34,6 +41,9 @@ var deniedSymbols = map[string][]string{
 	"os/os":           {"StartProcess", "FindProcess", "NewFile"},
 	"reflect/reflect": {"NewAt"},
 	"net/net":         {"FileConn", "FileListener", "FilePacketConn"},
+	// A heap dump to a descriptor number (the protocol socket, if
+	// guessed), and crash output to a file of the code's choosing.
+	"runtime/debug/debug": {"WriteHeapDump", "SetCrashOutput"},
 }
 
 func without(syms map[string]reflect.Value, drop []string) map[string]reflect.Value {
@@ -49,13 +59,22 @@ func without(syms map[string]reflect.Value, drop []string) map[string]reflect.Va
 
 // Allowlist says which standard packages a session may import.
 type Allowlist struct {
-	extra []string
+	extra  []string
+	worker bool // the session runs in a worker process of its own: inWorker too
 }
 
 // NewAllowlist returns the default allowlist plus the extra packages; an
 // entry ending in "/..." also allows the subpackages ("net/...").
 func NewAllowlist(extra []string) Allowlist {
 	return Allowlist{extra: append([]string(nil), extra...)}
+}
+
+// InWorker returns the allowlist of a session whose code runs in a worker
+// process of its own: a also allows the packages whose effects stay in
+// that process (runtime/debug).
+func (a Allowlist) InWorker() Allowlist {
+	a.worker = true
+	return a
 }
 
 // Allowed reports whether the standard package path may be imported.
@@ -68,6 +87,13 @@ func (a Allowlist) Allowed(path string) bool {
 	for _, p := range pure {
 		if p == path {
 			return true
+		}
+	}
+	if a.worker {
+		for _, p := range inWorker {
+			if p == path {
+				return true
+			}
 		}
 	}
 	for _, p := range denied {

@@ -28,9 +28,22 @@ func errorAt(line, col int, msg string) *EvalError {
 
 // ExitError reports that the cell called os.Exit: the cell ends, the session
 // goes on; a script exits with Code.
-type ExitError struct{ Code int }
+//
+// Process is true when the session's worker process itself exited with
+// Code (compiled code such as testing.Main called os.Exit, or interpreted
+// code did in a goroutine): the session's state went with it, and the
+// caller restores it from its journal before the next cell.
+type ExitError struct {
+	Code    int
+	Process bool
+}
 
-func (e *ExitError) Error() string { return fmt.Sprintf("os.Exit(%d) called: cell ended", e.Code) }
+func (e *ExitError) Error() string {
+	if e.Process {
+		return fmt.Sprintf("os.Exit(%d) called: the session's process ended", e.Code)
+	}
+	return fmt.Sprintf("os.Exit(%d) called: cell ended", e.Code)
+}
 
 // CrashError reports that the worker running the session's interpreter died;
 // the session is restored from its journal.
@@ -43,6 +56,10 @@ func (e *ExitError) Error() string { return fmt.Sprintf("os.Exit(%d) called: cel
 // worker, and never cut the journal for it.
 type CrashError struct {
 	Reason string
+	// Status is the worker's exit status when it ended by itself, 0 when
+	// it was killed: the Go runtime exits 2 after an unrecovered panic or
+	// a fatal error, and a script exits with it, as the program would.
+	Status int
 	err    error // ErrProtocol's, or nil
 }
 

@@ -161,3 +161,14 @@ func gcPercent(memory int64) int {
 	}
 	return 400
 }
+
+// maxStack is the largest goroutine stack of a worker under a memory cap
+// of memory bytes: half of it, at most Go's own default of 1 GB.
+// Interpreted recursion is deep (yaegi's frames are large: Go's
+// test/peano.go needs a 256 MiB stack), and a stack grows by copying
+// into one twice its size, so the last growth below the limit holds
+// three quarters of the cap at once: the next one fails with "goroutine
+// stack exceeds", before the cap kills the worker.
+func maxStack(memory int64) int {
+	return int(min(memory/2, 1<<30))
+}

@@ -85,10 +85,11 @@ type Worker struct {
 	cmd   *exec.Cmd
 	pid   int
 	exe   string
-	conn  *os.File     // the host's end of the protocol socket
-	fw    *frameWriter // requests, on conn
-	dec   *hostDecoder // the worker's frames, on conn: checked
-	log   *crashLog    // the worker's own stdout and stderr
+	conn  *os.File      // the host's end of the protocol socket
+	fw    *frameWriter  // requests, on conn
+	dec   *hostDecoder  // the worker's frames, on conn: checked
+	log   *crashLog     // of the worker's own stderr (stdio[1])
+	stdio [2]*stdioPipe // the worker's own fd 1 and fd 2
 	ready chan struct{}
 	hello helloMsg      // the handshake, set before ready is closed
 	dead  chan struct{} // closed when the process was waited for and the reader ended
@@ -143,6 +144,7 @@ func (w *Worker) read(done chan<- struct{}) {
 			w.hello = ev.hello
 			close(w.ready)
 		case msgStdout, msgStderr, msgUDFOut, msgUDFErr:
+			w.drainStdio()
 			if !w.dropOutput.Load() {
 				w.forward(ev.typ, ev.out)
 			}
@@ -157,6 +159,9 @@ func (w *Worker) read(done chan<- struct{}) {
 			default: // a reply nobody waits for any more
 			}
 		default:
+			// What compiled code of the request wrote to fd 1 and 2 is
+			// in the pipes by now: it goes out before the reply.
+			w.drainStdio()
 			// The output of an interrupted request is dropped up to its
 			// reply, which follows all of it.
 			w.dropOutput.Store(false)
@@ -214,12 +219,25 @@ func (w *Worker) writerLocked(typ byte) io.Writer {
 	}
 }
 
+// drainStdio forwards what the worker wrote to its fd 1 and fd 2 so far.
+func (w *Worker) drainStdio() {
+	for _, p := range w.stdio {
+		p.drain()
+	}
+}
+
 // wait reaps the worker, then releases what it held.
 func (w *Worker) wait(readerDone <-chan struct{}) {
 	awaitExit(w.cmd.Process.Pid) // without holding a thread; Wait then reaps at once
-	err := w.cmd.Wait()          // also waits for the crash log to reach EOF
-	w.conn.Close()               // ends the reader if the worker left the socket open
+	err := w.cmd.Wait()
+	for _, p := range w.stdio {
+		<-p.end // the worker's ends closed with it: all it wrote is forwarded
+	}
+	w.conn.Close() // ends the reader if the worker left the socket open
 	<-readerDone
+	for _, p := range w.stdio {
+		p.close()
+	}
 	w.mu.Lock()
 	w.waitErr = err
 	mem := w.mem
@@ -291,7 +309,37 @@ func (w *Worker) newCrash() *CrashError {
 	w.mu.Lock()
 	protoErr := w.protoErr
 	w.mu.Unlock()
-	return &CrashError{Reason: w.crashReason(), err: protoErr}
+	status, _ := w.ownExit()
+	return &CrashError{Reason: w.crashReason(), Status: status, err: protoErr}
+}
+
+// ownExit reports the status the ended worker exited with when it ended by
+// itself: not killed (by the host, the kernel or a signal) and no protocol
+// error. Called once dead is closed.
+func (w *Worker) ownExit() (status int, ok bool) {
+	w.mu.Lock()
+	killed := w.killReason != "" || w.protoErr != nil
+	w.mu.Unlock()
+	ps := w.cmd.ProcessState
+	if killed || ps == nil || !ps.Exited() {
+		return 0, false
+	}
+	return ps.ExitCode(), true
+}
+
+// exitOf turns the crash of a worker that called os.Exit itself into the
+// *ExitError of the cell: it exited by itself and the Go runtime reported
+// no crash (a fatal panic or error also exits, with status 2). Other
+// errors are returned as they are.
+func (w *Worker) exitOf(err error) error {
+	var crash *CrashError
+	if !errors.As(err, &crash) || errors.As(err, new(*InterruptedError)) {
+		return err
+	}
+	if status, ok := w.ownExit(); ok && !w.log.sawCrash() {
+		return &ExitError{Code: status, Process: true}
+	}
+	return err
 }
 
 // usable reports why no request can be sent, or nil.
@@ -425,7 +473,7 @@ func (w *Worker) Eval(ctx context.Context, cell string, show bool) error {
 	w.opMu.Lock()
 	defer w.opMu.Unlock()
 	if err := w.usable(); err != nil {
-		return err
+		return w.exitOf(err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err // not even sent: a cell started already canceled may not stop
@@ -440,7 +488,7 @@ func (w *Worker) Eval(ctx context.Context, cell string, show bool) error {
 	payload = append(payload, cell...)
 	ev, canceled, err := w.request(ctx, msgEval, payload, msgResult, 0)
 	if err != nil {
-		return err
+		return w.exitOf(err)
 	}
 	if ev.res.Kind == resCanceled {
 		if canceled {

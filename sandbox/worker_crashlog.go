@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -14,18 +15,23 @@ const (
 // reasonPrefixes are the lines of the Go runtime that explain a crash, the
 // more telling first: a stack overflow prints its limit before
 // "fatal error: stack overflow"; an out-of-memory prints the allocation
-// after "fatal error: out of memory".
+// after "fatal error: out of memory"; a fatal signal the runtime does not
+// turn into a panic (runtime.Breakpoint's) prints "SIGTRAP: trace trap"
+// before its register dump.
 var reasonPrefixes = []string{
 	"runtime: goroutine stack exceeds",
 	"fatal error: ",
 	"panic: ",
+	signalPrefix,
 	"runtime: out of memory",
 }
 
-// crashLog takes the worker's own stdout and stderr (its fd 1 and 2: the
-// Go runtime's crash reports, never the code's output) and keeps the line
-// that best explains a crash plus the last few KiB. It is safe for
-// concurrent use.
+const signalPrefix = "SIG"
+
+// crashLog takes the worker's own stderr (its fd 2: the Go runtime's crash
+// reports, and what compiled code writes there) and keeps the line that
+// best explains a crash plus the last few KiB. It is safe for concurrent
+// use.
 type crashLog struct {
 	mu      sync.Mutex
 	partial []byte // the current line so far, at most crashLineBytes
@@ -67,11 +73,19 @@ func (c *crashLog) Write(p []byte) (n int, err error) {
 
 func (c *crashLog) consider(line string) {
 	for i, prefix := range reasonPrefixes[:c.rank] {
-		if strings.HasPrefix(line, prefix) {
+		if strings.HasPrefix(line, prefix) && (prefix != signalPrefix || isSignalLine(line)) {
 			c.reason, c.rank = strings.TrimSpace(line), i
 			return
 		}
 	}
+}
+
+// sawCrash reports whether the Go runtime reported a crash (a line of
+// reasonPrefixes, or a fatal signal).
+func (c *crashLog) sawCrash() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rank < len(reasonPrefixes)
 }
 
 // Reason returns the line that best explains a crash, or the last line the
@@ -95,3 +109,14 @@ func (c *crashLog) Tail() string {
 	defer c.mu.Unlock()
 	return string(c.tail)
 }
+
+// isSignalLine reports whether line is the runtime's report of a fatal
+// signal: "SIGTRAP: trace trap", "SIGSEGV: segmentation violation".
+func isSignalLine(line string) bool {
+	name, _, ok := strings.Cut(line, ": ")
+	return ok && slices.Contains(fatalSignals, name)
+}
+
+// fatalSignals are the signals whose report the runtime starts with the
+// signal's name when it dies of them.
+var fatalSignals = []string{"SIGABRT", "SIGBUS", "SIGFPE", "SIGILL", "SIGQUIT", "SIGSEGV", "SIGSYS", "SIGTRAP"}

@@ -40,6 +40,10 @@ func WorkerMain() int {
 	}
 	fw := &frameWriter{w: conn}
 	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease, worth: heapSlack}}
+	// A goroutine's panic or os.Exit ends the worker (the host takes an
+	// exit for the script's): the output held for the next frame goes
+	// first.
+	lower.BeforeProcessEnd = fw.flushHeld
 	if workerTestHook != nil {
 		ws.extra = workerTestHook(conn)
 	}
@@ -156,10 +160,10 @@ func (ws *workerSide) init(p []byte) error {
 	if m.Memory > 0 {
 		// The collector works hard before the cap kills; unbounded
 		// recursion ends with "goroutine stack exceeds" before the cap,
-		// not with the cap (the default limit is 1 GB).
+		// not with the cap (see maxStack).
 		debug.SetMemoryLimit(m.Memory / 10 * 9)
 		debug.SetGCPercent(gcPercent(m.Memory))
-		debug.SetMaxStack(int(min(m.Memory/8, 1<<30)))
+		debug.SetMaxStack(maxStack(m.Memory))
 	}
 	dir, files, err := confineWorker(m)
 	if err != nil {
@@ -221,7 +225,7 @@ func (ws *workerSide) newInterp(dir, files string, allow, env []string) (*Interp
 	in, err := NewInterp(Options{
 		Dir:     dir,
 		WorkDir: files, // relative names resolve in the process's own working directory
-		Allow:   NewAllowlist(allow),
+		Allow:   NewAllowlist(allow).InWorker(),
 		Env:     env,
 		Stdout:  streamWriter{ws.out, msgStdout},
 		Stderr:  stderr,

@@ -51,18 +51,19 @@ func workerEnv() []string {
 }
 
 // workerCommand is the command of a worker process: the protocol socket is
-// its fd 3, its own stdout and stderr go to log, it runs in a process group
+// its fd 3, its own stdout and stderr are the pipes stdout and stderr (see
+// stdioPipe), it runs in a process group
 // of its own from the root directory (until init moves it to its session),
 // and it gets SIGKILL when the thread that started it exits.
-func workerCommand(exe string, args []string, proto *os.File, log *crashLog) *exec.Cmd {
+func workerCommand(exe string, args []string, proto, stdout, stderr *os.File) *exec.Cmd {
 	return &exec.Cmd{
 		Path:       exe,
 		Args:       append([]string{exe}, args...),
 		Env:        workerEnv(),
 		Dir:        "/",
 		ExtraFiles: []*os.File{proto},
-		Stdout:     log,
-		Stderr:     log,
+		Stdout:     stdout,
+		Stderr:     stderr,
 		SysProcAttr: &syscall.SysProcAttr{
 			Setpgid:   true,
 			Pdeathsig: syscall.SIGKILL,

@@ -58,12 +58,21 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	log := newCrashLog()
-	cmd := workerCommand(exe, args, child, log)
-	err = startProcess(cmd)
-	child.Close()
+	outPipe, errPipe, childOut, childErr, err := newStdioPipes()
 	if err != nil {
 		host.Close()
+		child.Close()
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	cmd := workerCommand(exe, args, child, childOut, childErr)
+	err = startProcess(cmd)
+	child.Close()
+	childOut.Close()
+	childErr.Close()
+	if err != nil {
+		host.Close()
+		outPipe.close()
+		errPipe.close()
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	w := &Worker{
@@ -73,7 +82,8 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 		conn:        host,
 		fw:          &frameWriter{w: host},
 		dec:         newHostDecoder(host),
-		log:         log,
+		log:         errPipe.log,
+		stdio:       [2]*stdioPipe{outPipe, errPipe},
 		ready:       make(chan struct{}),
 		dead:        make(chan struct{}),
 		replies:     make(chan event, 1),
@@ -84,6 +94,9 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 	}
 	w.mem = limitMemory(w.pid, poolGroup, limits{DefaultMemory, DefaultMaxThreads}, cgroups, w.kill)
 	readerDone := make(chan struct{})
+	for _, p := range w.stdio {
+		go p.run(w)
+	}
 	go w.read(readerDone)
 	go w.wait(readerDone)
 	t := time.NewTimer(timeout)

@@ -352,6 +352,8 @@ func TestCrashLogReason(t *testing.T) {
 		{"fatal-error", "fatal error: concurrent map writes\n\ngoroutine 9 [running]:\nmain.f()\n", "fatal error: concurrent map writes"},
 		{"panic", "panic: x [recovered, repanicked]\n\ngoroutine 7 [running]:\n", "panic: x [recovered, repanicked]"},
 		{"out-of-memory", "runtime: out of memory: cannot allocate 8589934592-byte block (3997696 in use)\nfatal error: out of memory\n", "fatal error: out of memory"},
+		{"fatal-signal-before-registers", "SIGTRAP: trace trap\nPC=0x47d5e1 m=0 sigcode=128\n\ngoroutine 1 gp=0xc000002380 m=0 mp=0x6d3a40 [running]:\nrax    0x0\ngs     0x0\n", "SIGTRAP: trace trap"},
+		{"signal-word-is-no-signal", "SIGNALS: none\nthe end\n", "the end"},
 		{"last-line-without-reason", "something\nthe end\n", "the end"},
 		{"partial-line", "no newline", "no newline"},
 		{"empty", "", ""},
