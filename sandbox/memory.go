@@ -168,7 +168,11 @@ func gcPercent(memory int64) int {
 // test/peano.go needs a 256 MiB stack), and a stack grows by copying
 // into one twice its size, so the last growth below the limit holds
 // three quarters of the cap at once: the next one fails with "goroutine
-// stack exceeds", before the cap kills the worker.
+// stack exceeds", before the cap kills the worker. A race-built worker
+// keeps an eighth: the race detector shadows every stack byte with more.
 func maxStack(memory int64) int {
+	if raceBuild {
+		return int(min(memory/8, 1<<30))
+	}
 	return int(min(memory/2, 1<<30))
 }
