@@ -12,10 +12,11 @@ import (
 	"github.com/replhost/replhost/internal/yaegix"
 )
 
-// GoPanicEndsProcess makes GoPanic panic again, which ends the process as
-// Go ends a program: a worker process sets it (the host then reports the
-// session crashed, with the panic, and restores it); in the host (inproc
-// mode) it stays false and only the goroutine ends.
+// GoPanicEndsProcess makes GoPanic end the process as Go ends a program:
+// the panic's report on the process's own stderr and exit status 2. A
+// worker process sets it (the host then reports the session crashed, with
+// the panic, and restores it); in the host (inproc mode) it stays false and
+// only the goroutine ends.
 var GoPanicEndsProcess bool
 
 // BeforeProcessEnd, when set (a worker process sets it, with
@@ -39,7 +40,10 @@ func GoPanic(w io.Writer, v any) {
 		if code, ok := yaegix.ExitCode(v); ok {
 			os.Exit(code) // in a goroutine too, os.Exit ends the program
 		}
-		panic(v)
+		// As the runtime would, had yaegi not recovered it: panicking
+		// again printed "[recovered, repanicked]" and yaegi's frames.
+		fmt.Fprintf(os.Stderr, "panic: %s\n\ngoroutine [running]:\n(a goroutine of the session's code)\n", panicText(Recovered(v)))
+		os.Exit(2)
 	}
 	printMu.Lock()
 	defer printMu.Unlock()

@@ -40,7 +40,7 @@ type ExitError struct {
 
 func (e *ExitError) Error() string {
 	if e.Process {
-		return fmt.Sprintf("os.Exit(%d) called: the session's process ended", e.Code)
+		return fmt.Sprintf("os.Exit(%d) called: the session's process ended; its cells are restored before the next one", e.Code)
 	}
 	return fmt.Sprintf("os.Exit(%d) called: cell ended", e.Code)
 }

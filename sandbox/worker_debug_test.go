@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// runtime/debug's knobs act on the process that calls them: a session's
-// own worker may use them, the host's interpreters (inproc) may not.
-func TestRuntimeDebugOnlyInAWorker(t *testing.T) {
+// runtime/debug's knobs act on the process that calls them, and
+// testing.Main exits it: a session's own worker may use them, the host's
+// interpreters (inproc) may not.
+func TestRuntimeDebugAndTestingMainOnlyInAWorker(t *testing.T) {
 	w, out := startWorker(t, "", WorkerOptions{})
 	mustEval(t, w, `import "runtime/debug"`, false)
 	mustEval(t, w, `debug.SetGCPercent(50)`, false)
@@ -37,6 +38,11 @@ func TestRuntimeDebugOnlyInAWorker(t *testing.T) {
 	err := in.Eval(context.Background(), `import "runtime/debug"`, false)
 	if err == nil || !strings.Contains(err.Error(), "package runtime/debug is not allowed") {
 		t.Errorf("inproc: import runtime/debug: %v; want it refused", err)
+	}
+	// testing.Main calls os.Exit itself: in the host that would end it.
+	err = in.Eval(context.Background(), "import \"testing\"\n_ = testing.Main", false)
+	if err == nil || !strings.Contains(err.Error(), "no symbol Main") {
+		t.Errorf("inproc: testing.Main: %v; want no such symbol", err)
 	}
 }
 
