@@ -30,10 +30,13 @@ type stdioPipe struct {
 	log *crashLog // fd 2's; nil for fd 1
 	end chan struct{}
 
-	mu  sync.Mutex // guards buf and eof, and orders what is forwarded
-	buf []byte
+	mu  sync.Mutex // guards eof, and orders what is forwarded
 	eof bool
 }
+
+// stdioBufs are the read buffers of drain, shared: an idle worker, which
+// writes nothing to its descriptors, holds none.
+var stdioBufs = sync.Pool{New: func() any { return new([chunkBytes]byte) }}
 
 // newStdioPipes returns the pipes of a worker's fd 1 and fd 2, and the
 // ends the worker gets (the caller closes them once it started).
@@ -52,7 +55,7 @@ func newStdioPipes() (out, errOut *stdioPipe, childOut, childErr *os.File, err e
 }
 
 func newStdioPipe(f *os.File, typ byte, log *crashLog) *stdioPipe {
-	p := &stdioPipe{f: f, fd: -1, typ: typ, log: log, end: make(chan struct{}), buf: make([]byte, chunkBytes)}
+	p := &stdioPipe{f: f, fd: -1, typ: typ, log: log, end: make(chan struct{})}
 	if rc, err := f.SyscallConn(); err == nil {
 		rc.Control(func(fd uintptr) { p.fd = int(fd) }) // not Fd(): that makes it blocking
 	}
@@ -86,10 +89,12 @@ func (p *stdioPipe) drain() bool {
 	if p.eof || p.fd < 0 {
 		return true
 	}
+	buf := stdioBufs.Get().(*[chunkBytes]byte)
+	defer stdioBufs.Put(buf)
 	for {
-		n, err := unix.Read(p.fd, p.buf)
+		n, err := unix.Read(p.fd, buf[:])
 		if n > 0 {
-			p.deliver(p.buf[:n])
+			p.deliver(buf[:n])
 			continue
 		}
 		if errors.Is(err, unix.EINTR) {
