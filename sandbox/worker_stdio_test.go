@@ -100,3 +100,20 @@ func TestWorkerCompiledStderrInOrder(t *testing.T) {
 		t.Errorf("stderr %q; want the stack trace, then after", got)
 	}
 }
+
+// What the worker writes to its own descriptors counts against the
+// request's output cap on the host, as its frames do: hostile input,
+// bounded.
+func TestWorkerCompiledOutputIsCapped(t *testing.T) {
+	const limit = 64 << 10
+	w, stdout, stderr := startWorkerSplit(t, WorkerOptions{OutputCap: limit})
+	mustEval(t, w, "import \"runtime/debug\"\nfor i := 0; i < 2000; i++ { debug.PrintStack() }", false)
+	got := stderr.String()
+	if len(got) > limit+hostCapSlack+100 || !strings.HasSuffix(got, "output truncated at 64KiB by the host\n") {
+		t.Errorf("stderr: %d bytes ending %q; want at most the cap and the host's notice", len(got), tail(got, 60))
+	}
+	mustEval(t, w, "import \"fmt\"\nfmt.Println(\"next\")", false)
+	if got := stdout.String(); got != "next\n" {
+		t.Errorf("the next cell's stdout %q; want next (the cap is per request)", got)
+	}
+}
