@@ -324,12 +324,15 @@ func (r *rewriter) post(n ast.Node) {
 		if n.Tok == token.DEFINE {
 			r.commaOK(n.Lhs, n.Rhs)
 		}
+		r.commaOKZero(n.Lhs, n.Rhs, n.Tok)
+		r.mapTupleAssign(n)
 	case *ast.ValueSpec:
 		names := make([]ast.Expr, len(n.Names))
 		for i, id := range n.Names {
 			names[i] = id
 		}
 		r.commaOK(names, n.Values)
+		r.commaOKZero(names, n.Values, token.VAR)
 	case *ast.SelectorExpr:
 		r.selector(n)
 		r.methodValue(n)
