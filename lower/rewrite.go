@@ -288,6 +288,7 @@ func (r *rewriter) post(n ast.Node) {
 		r.addrArrayPtrElem(n)
 		r.constNegZero(n)
 	case *ast.BinaryExpr:
+		r.constShiftCount(n.Op, n.Y)
 		r.constShift(n)
 		r.ifaceCompare(n)
 		r.boolToIface(n)
@@ -317,6 +318,9 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.FuncLit:
 		r.zeroResults(n.Type, n.Body)
 	case *ast.AssignStmt:
+		if len(n.Rhs) == 1 {
+			r.constShiftCount(n.Tok, n.Rhs[0])
+		}
 		r.shiftAssign(n)
 		r.tupleAssign(n)
 		r.blankDeref(n)
