@@ -4,7 +4,7 @@ import "go/ast"
 
 // typeFixes is the post-order hook of the lowerings around yaegi's
 // handling of types: self-referential types (selffunc.go, selfptr.go,
-// selfslice.go), blank names (blankfields.go, blanktype.go), fields that
+// selfslice.go), blank names (blankfields.go, blanktype.go, blankmethod.go), fields that
 // shadow methods (shadowfield.go), the any alias (anyalias.go), values
 // assigned across types (varmulti.go, elidedaddr.go, appendiface.go),
 // map keys (mapkey.go, instkeys.go), literals among several values
@@ -23,6 +23,8 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.ifaceConvCall(n)
 	case *ast.GenDecl:
 		r.blankTypes(n)
+	case *ast.FuncDecl:
+		r.blankMethod(n)
 	case *ast.CompositeLit:
 		r.elidedAddr(n)
 		r.mapLitKeys(n)
