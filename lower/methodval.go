@@ -50,16 +50,22 @@ func (r *rewriter) methodValue(n *ast.SelectorExpr) {
 		r.replaceNode(n, "func("+strings.Join(params, ", ")+")"+results+" { "+ret+call+" }")
 		return
 	}
-	recvT := sel.Recv()
-	x := r.nodeText(n.X)
-	if _, ptr := recvT.Underlying().(*types.Pointer); !ptr && needsPointer(sel) {
-		recvT = types.NewPointer(recvT)
-		x = "&" + x
-	}
 	recv := r.ctx.name("r")
+	check := ""
+	x, recvT, nilIface, ok := r.boundReceiver(n, sel)
+	if !ok {
+		recvT = sel.Recv()
+		x = r.nodeText(n.X)
+		if _, ptr := recvT.Underlying().(*types.Pointer); !ptr && needsPointer(sel) {
+			recvT = types.NewPointer(recvT)
+			x = "&" + x
+		}
+	} else if nilIface {
+		check = r.nilMethodValue(recv)
+	}
 	call := recv + "." + name + "(" + strings.Join(args, ", ") + variadicDots(sig) + ")"
 	fnType := "func(" + strings.Join(params, ", ") + ")" + results
-	r.replaceNode(n, "func("+recv+" "+r.ctx.typeText(recvT, r.subst)+") "+fnType+" { return "+fnType+" { "+ret+call+" } }("+x+")")
+	r.replaceNode(n, "func("+recv+" "+r.ctx.typeText(recvT, r.subst)+") "+fnType+" { "+check+"return "+fnType+" { "+ret+call+" } }("+x+")")
 }
 
 // methodExprCall lowers a call of a method expression, T.M(x, a) or
