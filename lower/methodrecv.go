@@ -73,4 +73,3 @@ func NilDeref() any {
 func init() {
 	Runtime[rtPath+"/rt"]["NilDeref"] = reflect.ValueOf(NilDeref)
 }
-
