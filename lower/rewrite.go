@@ -340,6 +340,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.SelectorExpr:
 		r.selector(n)
 		r.methodValue(n)
+		r.promotedPath(n)
 		r.pkgVar(n)
 	case *ast.TypeAssertExpr:
 		r.impossibleAssert(n)
