@@ -280,9 +280,13 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.SwitchStmt:
 		r.ifaceSwitch(n)
 		r.taglessCases(n)
+		r.initAssign(n)
 	case *ast.TypeSwitchStmt:
 		r.typeSwitchInstance(n)
 		r.errorTypeSwitch(n)
+		r.initAssign(n)
+	case *ast.IfStmt:
+		r.initAssign(n)
 	case *ast.UnaryExpr:
 		r.recvValue(n)
 		r.addrArrayPtrElem(n)
