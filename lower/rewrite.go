@@ -334,6 +334,7 @@ func (r *rewriter) post(n ast.Node) {
 		}
 		r.commaOKZero(n.Lhs, n.Rhs, n.Tok)
 		r.mapTupleAssign(n)
+		r.recvAssign(n)
 	case *ast.ValueSpec:
 		names := make([]ast.Expr, len(n.Names))
 		for i, id := range n.Names {
