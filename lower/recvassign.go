@@ -68,4 +68,3 @@ func (r *rewriter) recvAssign(as *ast.AssignStmt) {
 		r.replaceNode(e, "func() "+et+" { "+v+" := "+r.nodeText(u)+"; return "+v+" }()")
 	}
 }
-
