@@ -319,8 +319,12 @@ func (r *rewriter) post(n ast.Node) {
 		r.arrayLen(n)
 	case *ast.FuncDecl:
 		r.zeroResults(n.Type, n.Body)
+		if n.Body != nil {
+			r.nameParams(n.Type)
+		}
 	case *ast.FuncLit:
 		r.zeroResults(n.Type, n.Body)
+		r.nameParams(n.Type)
 	case *ast.AssignStmt:
 		if len(n.Rhs) == 1 {
 			r.constShiftCount(n.Tok, n.Rhs[0])
