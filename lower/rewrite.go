@@ -243,6 +243,7 @@ func (r *rewriter) pre(n ast.Node) bool {
 	case *ast.Ident:
 		r.shadowType(n)
 		r.redefinedIdent(n)
+		r.universeName(n)
 		return r.ident(n)
 	}
 	return true
