@@ -11,7 +11,8 @@ import (
 // v0.16.1 failed on such programs ("CFG post-order panic: index out of
 // range"), and the code the front end adds calls the predeclared ones
 // (`uint(i)`, `panic(...)`). Fields and methods keep their names (they are
-// selected, never shadowing anything).
+// selected, never shadowing anything). A name an earlier cell declared is
+// renamed only if that cell was lowered (the interpreter holds what it ran).
 func (r *rewriter) universeName(id *ast.Ident) {
 	if types.Universe.Lookup(id.Name) == nil || id.Name == "_" {
 		return
@@ -36,5 +37,24 @@ func (r *rewriter) universeName(id *ast.Ident) {
 	default:
 		return
 	}
-	r.replaceNode(id, "ʟu_"+id.Name)
+	name := "ʟu_" + id.Name
+	global := obj.Parent() == obj.Pkg().Scope()
+	if r.ctx.chk.cur.offset(obj.Pos()) < 0 {
+		// An earlier cell's: renamed only if that cell was lowered.
+		if !global || !r.ctx.s.emitted[name] {
+			return
+		}
+	} else if global {
+		// Later cells must say ʟu_NAME too: every one is lowered from now.
+		r.ctx.added = append(r.ctx.added, name, universeMarker)
+	}
+	r.replaceNode(id, name)
 }
+
+// universeMarker is emitted by a cell that renamed a package-level name.
+const universeMarker = "ʟuniverseNames"
+
+// RenamedPredeclared reports whether a committed cell declared, at
+// package level, a name of a predeclared one, which the front end renames:
+// every later cell must be lowered, so its uses say the new name.
+func (s *Session) RenamedPredeclared() bool { return s.emitted[universeMarker] }

@@ -103,7 +103,7 @@ func (in *Interp) committed(cell string) {
 		return
 	}
 	in.lower.Commit(cell)
-	if genericDecl(cell) || in.lower.LastRedeclaresType() || in.lower.DeclaredSelfType() {
+	if genericDecl(cell) || in.lower.LastRedeclaresType() || in.lower.DeclaredSelfType() || in.lower.RenamedPredeclared() {
 		in.generics = true
 	}
 }
