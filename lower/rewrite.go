@@ -314,6 +314,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.returnStmt(n)
 	case *ast.DeferStmt:
 		r.deferStmt(n)
+	case *ast.ExprStmt:
+		r.topLevelLitCall(n)
 	case *ast.GoStmt:
 		r.goStmt(n)
 	case *ast.ArrayType:
