@@ -49,6 +49,14 @@ func (r *rewriter) commaOKZero(lhs []ast.Expr, rhs []ast.Expr, tok token.Token) 
 		return
 	}
 	t := r.ctx.typeText(valueType, r.subst)
+	if lt := r.typeOf(lhs[0]); lt != nil && !define && types.IsInterface(lt) && !types.Identical(lt, valueType) {
+		// Converted in the literal, through a variable: yaegi assigned a
+		// call's concrete result to an interface with reflect.Set, and
+		// panicked.
+		it := r.ctx.typeText(lt, r.subst)
+		r.replaceNode(rhs[0], "func() ("+it+", bool) { ʟv, ʟok := "+r.nodeText(rhs[0])+"; var ʟi "+it+" = ʟv; return ʟi, ʟok }()")
+		return
+	}
 	r.replaceNode(rhs[0], "func() ("+t+", bool) { ʟv, ʟok := "+r.nodeText(rhs[0])+"; return ʟv, ʟok }()")
 }
 

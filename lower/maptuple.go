@@ -19,6 +19,9 @@ func (r *rewriter) mapTupleAssign(as *ast.AssignStmt) {
 	if as.Tok != token.ASSIGN || len(as.Lhs) < 2 || len(as.Rhs) != 1 {
 		return
 	}
+	if cc, ok := r.parent().(*ast.CommClause); ok && cc.Comm == ast.Stmt(as) {
+		return // a select case's: selectAssign's
+	}
 	hasMap := false
 	for _, e := range as.Lhs {
 		hasMap = hasMap || r.isMapIndex(e)

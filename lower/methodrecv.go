@@ -33,7 +33,11 @@ func (r *rewriter) boundReceiver(n *ast.SelectorExpr, sel *types.Selection) (tex
 			return "", nil, false, false
 		}
 		f := st.Field(i)
-		text = "(" + text + ")." + f.Name()
+		fname := f.Name()
+		if inst, ok := r.embeddedInstance(f); ok {
+			fname = inst // an embedded generic instance is named by its instance
+		}
+		text = "(" + text + ")." + fname
 		t = f.Type()
 	}
 	if isTypeParam(t) {

@@ -50,21 +50,14 @@ func (r *rewriter) promotedPath(n *ast.SelectorExpr) {
 			}
 		}
 		f := st.Field(i)
-		if named, ok := types.Unalias(derefType(f.Type())).(*types.Named); ok && named.TypeArgs().Len() > 0 {
-			return // an embedded instance: its field name is instkeys.go's
+		fname := f.Name()
+		if inst, ok := r.embeddedInstance(f); ok {
+			fname = inst // an embedded generic instance is named by its instance
 		}
-		text = "(" + text + ")." + f.Name()
+		text = "(" + text + ")." + fname
 		t = f.Type()
 	}
 	if shadowed {
 		r.replaceNode(n.X, text)
 	}
-}
-
-// derefType is t's element if t is a pointer, else t.
-func derefType(t types.Type) types.Type {
-	if p, ok := t.(*types.Pointer); ok {
-		return p.Elem()
-	}
-	return t
 }

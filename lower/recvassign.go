@@ -18,6 +18,9 @@ func (r *rewriter) recvAssign(as *ast.AssignStmt) {
 	if as.Tok != token.ASSIGN || len(as.Rhs) != 1 && len(as.Rhs) != len(as.Lhs) {
 		return
 	}
+	if cc, ok := r.parent().(*ast.CommClause); ok && cc.Comm == ast.Stmt(as) {
+		return // a select case's: selectAssign's
+	}
 	elem := func(e ast.Expr) bool {
 		switch ast.Unparen(e).(type) {
 		case *ast.Ident:

@@ -364,4 +364,5 @@ func (r *rewriter) post(n ast.Node) {
 	}
 	r.boundsCheck(n)
 	r.mapKeyIndex(n)
+	r.ifaceKeyHash(n)
 }

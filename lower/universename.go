@@ -11,7 +11,7 @@ import (
 // v0.16.1 failed on such programs ("CFG post-order panic: index out of
 // range"), and the code the front end adds calls the predeclared ones
 // (`uint(i)`, `panic(...)`). Fields and methods keep their names (they are
-// selected, never shadowing anything). A name an earlier cell declared is
+// selected, never shadowing anything), and so do parameters and results. A name an earlier cell declared is
 // renamed only if that cell was lowered (the interpreter holds what it ran).
 func (r *rewriter) universeName(id *ast.Ident) {
 	if types.Universe.Lookup(id.Name) == nil || id.Name == "_" {
@@ -27,8 +27,9 @@ func (r *rewriter) universeName(id *ast.Ident) {
 	switch o := obj.(type) {
 	case *types.Const:
 	case *types.Var:
-		if o.IsField() {
-			return
+		switch o.Kind() {
+		case types.FieldVar, types.ParamVar, types.ResultVar, types.RecvVar:
+			return // named results are also written by namedresults.go
 		}
 	case *types.Func:
 		if o.Type().(*types.Signature).Recv() != nil {

@@ -1,0 +1,105 @@
+package lower
+
+import (
+	"go/ast"
+	"go/types"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ifaceKeyHash is unhashableKey for a key that is itself an interface
+// value (`var z interface{} = T{}; m[z] = 1`, T holding a slice): Go
+// panics with the dynamic type's name ("hash of unhashable type main.T"),
+// yaegi with the struct it builds T from. Only where the cell declares a
+// type that is not comparable, and the key has no effects (it is read
+// twice): the key goes through rt.HashKey, which panics with the name
+// assertions to those types give (made in interpreted code: compiled
+// code does not see the interpreted type).
+func (r *rewriter) ifaceKeyHash(n ast.Node) {
+	var m, key ast.Expr
+	switch n := n.(type) {
+	case *ast.IndexExpr:
+		m, key = n.X, n.Index
+	case *ast.CallExpr:
+		id, ok := ast.Unparen(n.Fun).(*ast.Ident)
+		if !ok || len(n.Args) != 2 {
+			return
+		}
+		if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "delete" {
+			return
+		}
+		m, key = n.Args[0], n.Args[1]
+	default:
+		return
+	}
+	mt := r.typeOf(m)
+	if mt == nil {
+		return
+	}
+	mp, ok := mt.Underlying().(*types.Map)
+	if !ok || !types.IsInterface(mp.Key()) || isTypeParam(mp.Key()) {
+		return
+	}
+	kt := r.typeOf(key)
+	if kt == nil || !types.IsInterface(kt) || isTypeParam(kt) || !sideEffectFree(key) {
+		return
+	}
+	names := r.unhashableTypes()
+	if len(names) == 0 {
+		return
+	}
+	helper := "ʟhashName_" + shortHash(strings.Join(names, ","))
+	r.ctx.declare(helper, func() string {
+		var b strings.Builder
+		// Assertions: yaegi's type switch matched none of these types.
+		b.WriteString("func " + helper + "(v any) string {")
+		for _, nm := range names {
+			b.WriteString(" if _, ok := v.(" + nm + "); ok { return " + strconv.Quote("main."+nm) + " };")
+		}
+		b.WriteString(" return \"\" }")
+		return b.String()
+	})
+	k := r.nodeText(key)
+	r.replaceNode(key, r.ctx.qualify(rtPath)+".HashKey("+k+", "+helper+"("+k+"))")
+}
+
+// unhashableTypes are the names of the cell's package-level types that
+// are not comparable and not generic, sorted.
+func (r *rewriter) unhashableTypes() []string {
+	if r.subst != nil || r.ctx.chk.pkg == nil {
+		return nil
+	}
+	scope := r.ctx.chk.pkg.Scope()
+	var out []string
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok || named.TypeParams().Len() > 0 || types.IsInterface(named) || types.Comparable(named) {
+			continue
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HashKey returns k, a map key, after Go's check that its dynamic type is
+// comparable; n names an interpreted type ("" for others).
+func HashKey(k any, n string) any {
+	if t := reflect.TypeOf(k); t != nil && !t.Comparable() {
+		if n == "" {
+			n = t.String()
+		}
+		panic(RuntimeError{"hash of unhashable type " + n})
+	}
+	return k
+}
+
+func init() {
+	Runtime[rtPath+"/rt"]["HashKey"] = reflect.ValueOf(HashKey)
+}
