@@ -65,24 +65,24 @@ func (r *rewriter) ifaceKeyHash(n ast.Node) {
 	r.replaceNode(key, r.ctx.qualify(rtPath)+".HashKey("+k+", "+helper+"("+k+"))")
 }
 
-// unhashableTypes are the names of the cell's package-level types that
-// are not comparable and not generic, sorted.
+// unhashableTypes are the names of the package-level types the cell
+// itself declares that are not comparable and not generic, sorted (the
+// cell's own: what the cell sees of earlier ones depends on what it uses).
 func (r *rewriter) unhashableTypes() []string {
-	if r.subst != nil || r.ctx.chk.pkg == nil {
+	if r.subst != nil {
 		return nil
 	}
-	scope := r.ctx.chk.pkg.Scope()
 	var out []string
-	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.IsAlias() {
+	for id, obj := range r.code.info.Defs {
+		tn, ok := obj.(*types.TypeName)
+		if !ok || tn.IsAlias() || tn.Pkg() == nil || tn.Parent() != tn.Pkg().Scope() || r.ctx.chk.cur.offset(id.Pos()) < 0 {
 			continue
 		}
 		named, ok := tn.Type().(*types.Named)
 		if !ok || named.TypeParams().Len() > 0 || types.IsInterface(named) || types.Comparable(named) {
 			continue
 		}
-		out = append(out, name)
+		out = append(out, tn.Name())
 	}
 	sort.Strings(out)
 	return out
