@@ -65,8 +65,3 @@ func (r *rewriter) defines(e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && r.code.info.Defs[id] != nil
 }
-
-func isBlank(e ast.Expr) bool {
-	id, ok := e.(*ast.Ident)
-	return ok && id.Name == "_"
-}
