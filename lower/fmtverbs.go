@@ -32,7 +32,11 @@ var printFuncs = map[string]struct{ format, first int }{
 // method is boxed (see boxMethods).
 func (r *rewriter) printCall(n *ast.CallExpr) {
 	pf, ok := r.printFunc(n)
-	if !ok || pf.first > len(n.Args) || n.Ellipsis.IsValid() {
+	if !ok || pf.first > len(n.Args) {
+		return
+	}
+	if n.Ellipsis.IsValid() {
+		r.printSpread(n, pf) // fmtspread.go
 		return
 	}
 	args := n.Args[pf.first:]
@@ -171,8 +175,14 @@ func (r *rewriter) printFunc(n *ast.CallExpr) (pf struct{ format, first int }, o
 		return pf, false
 	}
 	fn, isFn := r.code.info.Uses[sel.Sel].(*types.Func)
-	if !isFn || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+	if !isFn || fn.Pkg() == nil {
 		return pf, false
+	}
+	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+		// A *log.Logger's methods take their operands as log's functions do.
+		if p, isPtr := recv.Type().(*types.Pointer); !isPtr || types.TypeString(p.Elem(), nil) != "log.Logger" {
+			return pf, false
+		}
 	}
 	pf, ok = printFuncs[fn.Pkg().Path()+"."+fn.Name()]
 	return pf, ok

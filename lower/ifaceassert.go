@@ -103,6 +103,9 @@ func (r *rewriter) ifaceReturn(n *ast.ReturnStmt) {
 		iface := types.IsInterface(rt) && et != nil && !types.IsInterface(et) && (r.ctx.declaredType(et) || isFunc(et))
 		if iface || (ordered && r.code.info.Types[e].Value == nil && !r.code.info.Types[e].IsNil()) {
 			tmp := r.ctx.name("ret")
+			if r.ifaceLitNeeded(rt, e) {
+				v = "(" + v + ")" // see ifacelit.go
+			}
 			decls += "var " + tmp + " " + r.ctx.typeText(rt, nil) + " = " + v + "; "
 			v = tmp
 			changed = true

@@ -9,7 +9,8 @@ import "go/ast"
 // assigned across types (varmulti.go, elidedaddr.go, appendiface.go),
 // map keys (mapkey.go, instkeys.go), literals among several values
 // (multilit.go), directed channels made (makechan.go), calls on a conversion to an
-// interface (ifacecall.go), comma-ok values converted (commaokconv.go). It runs after the other rewrites of
+// interface (ifacecall.go), comma-ok values converted (commaokconv.go), literals and
+// conversions to interfaces (ifacelit.go). It runs after the other rewrites of
 // the node, so it adapts what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
@@ -35,13 +36,16 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.mapKey(n)
 	case *ast.ValueSpec:
 		r.varMulti(n)
+		r.ifaceLitSpec(n)
 	case *ast.AssignStmt:
 		r.commaOKConv(n)
+		r.ifaceLitAssign(n)
 	case *ast.CallExpr:
 		r.appendIface(n)
 		r.deleteKey(n)
 		r.makeDirChan(n)
 		r.ifaceConvArg(n)
+		r.ifaceConv(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
 		r.ifaceBox(e) // see ifacebox.go

@@ -1,0 +1,66 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+
+	"github.com/replhost/replhost/internal/fmtmirror"
+)
+
+// A print call that passes its operands as one slice (`fmt.Println(args...)`,
+// `fmt.Printf(format, args...)`, the body of every logging helper) hands fmt
+// the []any as yaegi made it: a value of the session's types with methods
+// in it is yaegi's wrapper, which fmt prints as `{0xc000… {…}}`. The front
+// end cannot see the operands; it hands the slice to a native walk
+// (fmtmirror.Args, FormatArgs) with the session's type switch (fmtdeep.go),
+// which formats each operand by its String, Error or Format method, or
+// unwraps it, by the verb the format gives it when it runs.
+
+func init() {
+	rt := Runtime[rtPath+"/rt"]
+	rt["MirrorArgs"] = reflect.ValueOf(fmtmirror.Args)
+	rt["MirrorFormatArgs"] = reflect.ValueOf(fmtmirror.FormatArgs)
+}
+
+// printSpread rewrites the spread operand of n, a call of a print
+// function described by pf.
+func (r *rewriter) printSpread(n *ast.CallExpr, pf struct{ format, first int }) {
+	if len(n.Args) != pf.first+1 || !r.ctx.chk.declaresFmtMethods() {
+		return
+	}
+	spread := n.Args[pf.first]
+	st, ok := r.typeOf(spread).Underlying().(*types.Slice)
+	if !ok || !types.IsInterface(st.Elem()) {
+		return
+	}
+	m := &mirror{r: r, path: map[*types.Named]int{}, pos: spread.Pos()}
+	m.rt = r.ctx.qualify(rtPath)
+	conv := m.convName(false)
+	var call string
+	switch {
+	case pf.format < 0:
+		call = m.rt + ".MirrorArgs(" + r.nodeText(spread) + ", " + conv + ")"
+	case pureFormat(n.Args[pf.format]):
+		call = m.rt + ".MirrorFormatArgs(" + r.nodeText(n.Args[pf.format]) + ", " + r.nodeText(spread) + ", " + conv + ")"
+	default:
+		return // the format is evaluated once, by the call
+	}
+	if m.conv != "nil" {
+		call = "func(" + m.conv + " func(any) any) []any { return " + call + " }(" + m.convText() + ")"
+	}
+	if len(call) > maxMirrorText {
+		return
+	}
+	r.replaceNode(spread, call)
+}
+
+// pureFormat reports a format whose evaluation has no effect, so it may be
+// evaluated twice: names, literals and their concatenations.
+func pureFormat(e ast.Expr) bool {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok {
+		return b.Op == token.ADD && pureFormat(b.X) && pureFormat(b.Y)
+	}
+	return pure(e)
+}
