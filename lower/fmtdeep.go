@@ -139,7 +139,9 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Interface:
-		return depth > 0 && !fmtIface(t) || depth == 0 && m.r.ctx.chk.declaresFmtMethods()
+		// yaegi keeps the methods of what an error or a Stringer holds,
+		// but not of what the session's own such interface holds.
+		return depth > 0 && (!fmtIface(t) || m.r.ctx.declaredType(t)) || depth == 0 && m.r.ctx.chk.declaresFmtMethods()
 	case *types.Struct:
 		for i := range u.NumFields() {
 			f := u.Field(i)

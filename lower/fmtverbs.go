@@ -151,7 +151,7 @@ func (r *rewriter) methodIface(t types.Type) string {
 // boxDynamic boxes an interface operand by its dynamic value's methods,
 // when the session declared methods a value in it could have.
 func (r *rewriter) boxDynamic(a ast.Expr, t types.Type) bool {
-	if !r.ctx.chk.declaresFmtMethods() || r.methodIface(t) != "" {
+	if !r.ctx.chk.declaresFmtMethods() || r.methodIface(t) != "" && !r.ctx.declaredType(t) {
 		return false // the interface itself is error or a Stringer: yaegi keeps it
 	}
 	// Comma-ok assertions to literal interfaces (fmtdeep.go): yaegi v0.16.1

@@ -15,7 +15,10 @@ import (
 // (`error(x)`, `fmt.Stringer(x)`) of a value of the session's types
 // panics (`reflect.Set: value of type … is not assignable to type
 // error`); it becomes a function literal that assigns x to a variable of
-// that interface and returns it.
+// that interface and returns it. So does a value of the session's types
+// passed in the variadic part of a compiled function's `...error`
+// (errors.Join(a, b): `reflect: cannot use *struct {…} as type error in
+// Call`).
 
 // ifaceLit parenthesises, in an assignment or a var declaration, each
 // composite literal of the session's types assigned to a non-empty
@@ -96,4 +99,49 @@ func (r *rewriter) ifaceConv(n *ast.CallExpr) {
 	tt := r.ctx.typeText(to, r.subst)
 	v := r.ctx.name("iv")
 	r.replaceNode(n, "func() "+tt+" { var "+v+" "+tt+" = ("+r.nodeText(x)+"); return "+v+" }()")
+}
+
+// ifaceVariadic converts the variadic operands of a call of a compiled
+// function whose last parameter is ...I, I a non-empty interface, that
+// are of the session's concrete types (see ifaceConv).
+func (r *rewriter) ifaceVariadic(n *ast.CallExpr) {
+	if n.Ellipsis.IsValid() {
+		return
+	}
+	sig, ok := r.typeOf(n.Fun).(*types.Signature)
+	if !ok || !sig.Variadic() || r.code.info.Types[n.Fun].IsType() {
+		return
+	}
+	if fn := calledFunc(r.code.info, n); fn == nil || fn.Pkg() == nil || r.ctx.chk.local(fn.Pkg()) {
+		return // the session's own functions take them as they are
+	}
+	last := sig.Params().Len() - 1
+	to := sig.Params().At(last).Type().(*types.Slice).Elem()
+	if it, ok := to.Underlying().(*types.Interface); !ok || it.Empty() {
+		return
+	}
+	tt := r.ctx.typeText(to, r.subst)
+	for _, x := range n.Args[min(last, len(n.Args)):] {
+		t := r.typeOf(x)
+		if t == nil || types.IsInterface(t) || !r.ctx.declaredType(t) || r.code.info.Types[x].IsNil() {
+			continue
+		}
+		v := r.ctx.name("iv")
+		r.replaceNode(x, "func() "+tt+" { var "+v+" "+tt+" = ("+r.nodeText(x)+"); return "+v+" }()")
+	}
+}
+
+// calledFunc is the function or method n calls by name, or nil.
+func calledFunc(info *types.Info, n *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch f := ast.Unparen(n.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	return fn
 }

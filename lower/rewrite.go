@@ -300,6 +300,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.CallExpr:
 		r.builtinCall(n)
 		r.printCall(n)
+		r.errorsCall(n)
 		r.fatalCall(n)
 		r.finalizerLit(n)
 		r.appendArgs(n)

@@ -46,6 +46,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.makeDirChan(n)
 		r.ifaceConvArg(n)
 		r.ifaceConv(n)
+		r.ifaceVariadic(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
 		r.ifaceBox(e) // see ifacebox.go

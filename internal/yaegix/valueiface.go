@@ -33,3 +33,23 @@ func Unwrap(v reflect.Value) any {
 	}
 	return inner.Interface()
 }
+
+// IfaceWrapped returns what v holds if v is one of yaegi's wrappers of an
+// interpreted value converted to an interface of a compiled package (its
+// `_error` and the `_pkg_Iface` structs of the symbol tables: IValue, the
+// value, first, then a func field per method), as native code sees it.
+func IfaceWrapped(v reflect.Value) (reflect.Value, bool) {
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.NumField() < 2 {
+		return v, false
+	}
+	f := v.Type().Field(0)
+	if f.Name != "IValue" || f.Type.Kind() != reflect.Interface || f.Type.NumMethod() != 0 || !v.Field(0).CanInterface() {
+		return v, false
+	}
+	for i := 1; i < v.NumField(); i++ {
+		if v.Type().Field(i).Type.Kind() != reflect.Func {
+			return v, false
+		}
+	}
+	return v.Field(0).Elem(), true
+}

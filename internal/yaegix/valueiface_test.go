@@ -33,3 +33,30 @@ func TestValueInterfaceLayout(t *testing.T) {
 		t.Errorf("P{8} in an []any is %v (%v); want it plain", xs[1], rt)
 	}
 }
+
+// A value of an interpreted type converted to error reaches native code as
+// yaegi's _error wrapper: IfaceWrapped gives what it holds, a pointer as
+// it is and a struct as its last field only (getConcreteValue), which is
+// why errors.As cannot find a struct error with a value receiver.
+func TestIfaceWrappedError(t *testing.T) {
+	i := interp.New(interp.Options{})
+	if _, err := i.Eval("type P struct{ N int }\nfunc (p *P) Error() string { return \"p\" }\ntype S struct{ A, B int }\nfunc (s S) Error() string { return \"s\" }\nfunc errs() []error { var p error = &P{5}; var s error = (S{1, 2}); return []error{p, s} }"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval("errs()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := v.Interface().([]error)
+	inner, ok := yaegix.IfaceWrapped(reflect.ValueOf(errs[0]))
+	if !ok || inner.Kind() != reflect.Pointer || fmt.Sprint(inner.Elem().Interface()) != "{5}" {
+		t.Fatalf("&P{5} as error: IfaceWrapped = %v, %v; want the pointer", inner, ok)
+	}
+	inner, ok = yaegix.IfaceWrapped(reflect.ValueOf(errs[1]))
+	if !ok || fmt.Sprint(inner.Interface()) != "2" {
+		t.Errorf("S{1, 2} as error: IfaceWrapped = %v, %v; want its last field (yaegi's loss)", inner, ok)
+	}
+	if _, ok := yaegix.IfaceWrapped(reflect.ValueOf(fmt.Errorf("x"))); ok {
+		t.Errorf("a compiled error taken for a wrapper")
+	}
+}
