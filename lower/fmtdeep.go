@@ -179,9 +179,9 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 		return m.genFormatter(t, tt, x)
 	}
 	if !bare && m.hasMethod(t) {
-		conv := m.rt + ".Stringer(v.String())"
+		conv := m.rt + "." + formattedFn(t, false) + "(v.String())"
 		if types.Implements(t, errorType) {
-			conv = m.rt + ".Errorer(v.Error())"
+			conv = m.rt + "." + formattedFn(t, true) + "(v.Error())"
 		}
 		if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
 			conv = "if v == nil { return nil }; return " + conv
@@ -322,9 +322,9 @@ func (m *mirror) convText() string {
 				continue
 			}
 		case types.Implements(t, errorType):
-			ret = m.rt + ".Errorer(v.(" + tt + ").Error())"
+			ret = m.rt + "." + formattedFn(t, true) + "(v.(" + tt + ").Error())"
 		case types.Implements(t, stringerType):
-			ret = m.rt + ".Stringer(v.(" + tt + ").String())"
+			ret = m.rt + "." + formattedFn(t, false) + "(v.(" + tt + ").String())"
 		case types.NewMethodSet(t).Len() == 0:
 			continue // never wrapped: known by its layout below
 		default:
@@ -375,9 +375,9 @@ func (m *mirror) layoutCase(b *strings.Builder, t types.Type) {
 	case m.r.formats(t):
 		ret = m.rt + ".MirrorFormatter(x.Format)"
 	case !m.syntax && types.Implements(t, errorType):
-		ret = m.rt + ".Errorer(x.Error())"
+		ret = m.rt + "." + formattedFn(t, true) + "(x.Error())"
 	case !m.syntax && types.Implements(t, stringerType):
-		ret = m.rt + ".Stringer(x.String())"
+		ret = m.rt + "." + formattedFn(t, false) + "(x.String())"
 	case m.syntax && m.goStringer(t):
 		ret = m.rt + ".GoText(x.GoString())"
 	case m.syntax:

@@ -64,3 +64,42 @@ func pureFormat(e ast.Expr) bool {
 	}
 	return pure(e)
 }
+
+// fmt's Print and Sprint put a space between two operands when neither is
+// a string (by its kind): a value formatted by its String or Error method
+// is handed over as a string kind (Formatted) only when its own type is
+// one, else as a struct (formattedValue) that prints the same.
+
+func init() {
+	rt := Runtime[rtPath+"/rt"]
+	rt["StringerV"] = reflect.ValueOf(StringerV)
+	rt["ErrorerV"] = reflect.ValueOf(ErrorerV)
+}
+
+type formattedValue struct{ s string }
+
+func (f formattedValue) String() string { return f.s }
+
+type formattedErrorValue struct{ s string }
+
+func (f formattedErrorValue) Error() string { return f.s }
+
+// StringerV returns s as a fmt.Stringer of no string kind.
+func StringerV(s string) any { return formattedValue{s} }
+
+// ErrorerV returns s as an error of no string kind.
+func ErrorerV(s string) any { return formattedErrorValue{s} }
+
+// formattedFn is the rt function that hands fmt a value of type t
+// formatted by its method: error (Errorer) or String (Stringer), of t's
+// kind.
+func formattedFn(t types.Type, isErr bool) string {
+	name := "Stringer"
+	if isErr {
+		name = "Errorer"
+	}
+	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
+		return name
+	}
+	return name + "V"
+}

@@ -63,7 +63,7 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		a := args[k]
 		t := r.typeOf(a)
-		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) {
+		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
 			continue // (what an any holds may be a struct of the session's: %#v names it)
 		}
 		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
@@ -71,7 +71,14 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		switch {
 		case v.verb == 'T':
-			if types.IsInterface(t) || !pure(a) && r.code.info.Types[a].Value == nil {
+			if types.IsInterface(t) {
+				if r.dynamicTypeName(a) { // fmttype.go
+					newFormat[v.at] = 's'
+					changed = true
+				}
+				continue
+			}
+			if !pure(a) && r.code.info.Types[a].Value == nil {
 				continue
 			}
 			newFormat[v.at] = 's'

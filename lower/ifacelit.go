@@ -14,8 +14,9 @@ import (
 // other value. A conversion to an interface of a compiled package
 // (`error(x)`, `fmt.Stringer(x)`) of a value of the session's types
 // panics (`reflect.Set: value of type … is not assignable to type
-// error`); it becomes a function literal that assigns x to a variable of
-// that interface and returns it. So does a value of the session's types
+// error`), and one to an empty interface (`any(Green)`) loses the type
+// (it prints 1, %T int); it becomes a function literal that assigns x to
+// a variable of that interface and returns it. So does a value of the session's types
 // passed in the variadic part of a compiled function's `...error`
 // (errors.Join(a, b): `reflect: cannot use *struct {…} as type error in
 // Call`).
@@ -73,8 +74,8 @@ func (r *rewriter) ifaceLitSpec(n *ast.ValueSpec) {
 	r.ifaceLit(lhs, n.Values)
 }
 
-// ifaceConv rewrites I(x), I a non-empty interface of a compiled package
-// and x of a concrete type of the session's.
+// ifaceConv rewrites I(x), I an interface of a compiled package or an
+// empty one, and x of a concrete type of the session's.
 func (r *rewriter) ifaceConv(n *ast.CallExpr) {
 	if len(n.Args) != 1 || n.Ellipsis.IsValid() {
 		return
@@ -85,7 +86,7 @@ func (r *rewriter) ifaceConv(n *ast.CallExpr) {
 	}
 	to := substType(tv.Type, r.subst)
 	it, ok := to.Underlying().(*types.Interface)
-	if !ok || it.Empty() {
+	if !ok {
 		return
 	}
 	if named, ok := types.Unalias(to).(*types.Named); ok && named.Obj().Pkg() != nil && r.ctx.chk.local(named.Obj().Pkg()) {
@@ -98,7 +99,11 @@ func (r *rewriter) ifaceConv(n *ast.CallExpr) {
 	}
 	tt := r.ctx.typeText(to, r.subst)
 	v := r.ctx.name("iv")
-	r.replaceNode(n, "func() "+tt+" { var "+v+" "+tt+" = ("+r.nodeText(x)+"); return "+v+" }()")
+	val := "(" + r.nodeText(x) + ")"
+	if it.Empty() {
+		val = r.nodeText(x) // in parentheses, a literal would be stored as yaegi's wrapper
+	}
+	r.replaceNode(n, "func() "+tt+" { var "+v+" "+tt+" = "+val+"; return "+v+" }()")
 }
 
 // ifaceVariadic converts the variadic operands of a call of a compiled
