@@ -24,15 +24,27 @@ import (
 // ifaceLit parenthesises, in an assignment or a var declaration, each
 // composite literal of the session's types assigned to a non-empty
 // interface.
-func (r *rewriter) ifaceLit(lhs []types.Type, rhs []ast.Expr) {
+func (r *rewriter) ifaceLit(lhs []types.Type, rhs []ast.Expr, spec bool) {
 	if len(lhs) != len(rhs) {
 		return
 	}
 	for i, x := range rhs {
-		if lhs[i] != nil && r.ifaceLitNeeded(lhs[i], x) {
+		if lhs[i] != nil && (r.ifaceLitNeeded(lhs[i], x) || spec && len(rhs) > 1 && r.multiLitNeeded(lhs[i], x)) {
 			r.replaceNode(x, "("+r.nodeText(x)+")")
 		}
 	}
+}
+
+// multiLitNeeded reports a composite literal assigned to an empty
+// interface beside other values (`var a, b any = Green, E{}`): yaegi sets
+// the variables before it to nil. (`a, b = Green, E{}` loses a too, and
+// fails with the literal in parentheses: not rewritten.)
+func (r *rewriter) multiLitNeeded(to types.Type, x ast.Expr) bool {
+	if _, lit := x.(*ast.CompositeLit); !lit {
+		return false
+	}
+	it, ok := substType(to, r.subst).Underlying().(*types.Interface)
+	return ok && it.Empty()
 }
 
 // ifaceLitNeeded reports whether x, assigned to a place of type to, is a
@@ -58,7 +70,7 @@ func (r *rewriter) ifaceLitAssign(n *ast.AssignStmt) {
 	for i, l := range n.Lhs {
 		lhs[i] = r.typeOf(l)
 	}
-	r.ifaceLit(lhs, n.Rhs)
+	r.ifaceLit(lhs, n.Rhs, false)
 }
 
 // ifaceLitSpec is ifaceLit for `var a, b I = x, y`.
@@ -71,7 +83,7 @@ func (r *rewriter) ifaceLitSpec(n *ast.ValueSpec) {
 	for i := range lhs {
 		lhs[i] = t
 	}
-	r.ifaceLit(lhs, n.Values)
+	r.ifaceLit(lhs, n.Values, true)
 }
 
 // ifaceConv rewrites I(x), I an interface of a compiled package or an
