@@ -95,7 +95,7 @@ func (r *rewriter) boxBare(a ast.Expr, t types.Type) {
 // a value of the session's types behind an interface (an []any), which
 // yaegi hands fmt without its methods.
 func (r *rewriter) holdsDynamic(t types.Type) bool {
-	if !r.ctx.chk.declaresFmtMethods() {
+	if !r.fmtDynamic() {
 		return false
 	}
 	m := &mirror{r: r, path: map[*types.Named]int{}}
@@ -141,7 +141,7 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	case *types.Interface:
 		// yaegi keeps the methods of what an error or a Stringer holds,
 		// but not of what the session's own such interface holds.
-		return depth > 0 && (!fmtIface(t) || m.r.ctx.declaredType(t)) || depth == 0 && m.r.ctx.chk.declaresFmtMethods()
+		return depth > 0 && (!fmtIface(t) || m.r.ctx.declaredType(t)) || depth == 0 && m.r.fmtDynamic()
 	case *types.Struct:
 		for i := range u.NumFields() {
 			f := u.Field(i)
@@ -250,8 +250,8 @@ func (m *mirror) convName(bare bool) string {
 		return "nil" // no method is called below an unexported field
 	}
 	if m.conv == "" {
-		if m.convTypes = m.methodTypes(); len(m.convTypes) == 0 {
-			m.conv = "nil"
+		if m.convTypes = m.methodTypes(); len(m.convTypes) == 0 && m.syntax {
+			m.conv = "nil" // (else the registry may know it: fmtregistry.go)
 		} else {
 			m.conv = m.r.ctx.name("fmtconv")
 		}
@@ -361,6 +361,9 @@ func (m *mirror) convText() string {
 		if pt := types.NewPointer(t); m.syntax || fmtIface(pt) || m.r.formats(pt) {
 			m.layoutCase(&b, pt) // &T{...} in an any is plain too
 		}
+	}
+	if !m.syntax {
+		b.WriteString("if r, ok := " + m.r.fmtRegistry() + "(v); ok { return r }; ") // the session's other types
 	}
 	b.WriteString("return v }; return " + m.conv + " }()")
 	return b.String()

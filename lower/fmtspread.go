@@ -16,7 +16,10 @@ import (
 // end cannot see the operands; it hands the slice to a native walk
 // (fmtmirror.Args, FormatArgs) with the session's type switch (fmtdeep.go),
 // which formats each operand by its String, Error or Format method, or
-// unwraps it, by the verb the format gives it when it runs.
+// unwraps it, by the verb the format gives it when it runs. A helper is
+// often declared before the types it prints: so this is done in every
+// session, and the type switch asks the registry of the session's types
+// (fmtregistry.go).
 
 func init() {
 	rt := Runtime[rtPath+"/rt"]
@@ -27,10 +30,13 @@ func init() {
 // printSpread rewrites the spread operand of n, a call of a print
 // function described by pf.
 func (r *rewriter) printSpread(n *ast.CallExpr, pf struct{ format, first int }) {
-	if len(n.Args) != pf.first+1 || !r.ctx.chk.declaresFmtMethods() {
+	if len(n.Args) != pf.first+1 {
 		return
 	}
 	spread := n.Args[pf.first]
+	if r.callsRecover(spread) || pf.format >= 0 && r.callsRecover(n.Args[pf.format]) {
+		return
+	}
 	st, ok := r.typeOf(spread).Underlying().(*types.Slice)
 	if !ok || !types.IsInterface(st.Elem()) {
 		return

@@ -42,7 +42,9 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 	args := n.Args[pf.first:]
 	if pf.format < 0 {
 		for _, a := range args {
-			r.boxMethods(a)
+			if !r.callsRecover(a) {
+				r.boxMethods(a)
+			}
 		}
 		return
 	}
@@ -63,7 +65,7 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		}
 		a := args[k]
 		t := r.typeOf(a)
-		if t == nil || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
+		if t == nil || r.callsRecover(a) || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
 			continue // (what an any holds may be a struct of the session's: %#v names it)
 		}
 		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
@@ -158,7 +160,7 @@ func (r *rewriter) methodIface(t types.Type) string {
 // boxDynamic boxes an interface operand by its dynamic value's methods,
 // when the session declared methods a value in it could have.
 func (r *rewriter) boxDynamic(a ast.Expr, t types.Type) bool {
-	if !r.ctx.chk.declaresFmtMethods() || r.methodIface(t) != "" && !r.ctx.declaredType(t) {
+	if !r.fmtDynamic() || r.methodIface(t) != "" && !r.ctx.declaredType(t) {
 		return false // the interface itself is error or a Stringer: yaegi keeps it
 	}
 	// Comma-ok assertions to literal interfaces (fmtdeep.go): yaegi v0.16.1

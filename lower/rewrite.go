@@ -326,6 +326,9 @@ func (r *rewriter) post(n ast.Node) {
 		if n.Body != nil {
 			r.nameParams(n.Type)
 		}
+		if r.code.mark && r.subst == nil {
+			r.registerFmtMethod(n) // fmtregistry.go
+		}
 	case *ast.FuncLit:
 		r.zeroResults(n.Type, n.Body)
 		r.nameParams(n.Type)

@@ -1,0 +1,119 @@
+package lower
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// The type switch of fmtdeep.go lists the session's types the cell's
+// check sees where the operand is. A function declared before a type
+// (a logging helper with ...any, a func show(x any)), or in a cell whose
+// check did not need the type, prints what its operands hold without that
+// type's String, Error or Format. So each cell that declares such a
+// method also registers, in a variable of the session, a type switch over
+// its receiver's type (ʟfmtconvs); the switch at every print site asks the
+// registry last, when it runs.
+
+const (
+	fmtRegistryVar  = "ʟfmtconvs"
+	fmtRegistryFunc = "ʟfmtconvAll"
+	fmtRegisterFunc = "ʟfmtregister"
+)
+
+// fmtRegistry declares the registry and the function that asks it, once a
+// session, and returns the function's name.
+func (r *rewriter) fmtRegistry() string {
+	r.ctx.declare(fmtRegistryVar, func() string {
+		return "var " + fmtRegistryVar + " []func(any) (any, bool)"
+	})
+	r.ctx.declare(fmtRegisterFunc, func() string {
+		return "func " + fmtRegisterFunc + "(c func(any) (any, bool)) int { " + fmtRegistryVar + " = append(" + fmtRegistryVar + ", c); return 0 }"
+	})
+	r.ctx.declare(fmtRegistryFunc, func() string {
+		return "func " + fmtRegistryFunc + "(v any) (any, bool) { for _, c := range " + fmtRegistryVar +
+			" { if r, ok := c(v); ok { return r, true } }; return nil, false }"
+	})
+	return fmtRegistryFunc
+}
+
+// registerFmtMethod registers the receiver type of d, a String, Error or
+// Format method declared at the top of the cell.
+func (r *rewriter) registerFmtMethod(d *ast.FuncDecl) {
+	if d.Recv == nil || len(r.fns) > 2 || !fmtMethodNames[d.Name.Name] || d.Name.Name == "GoString" {
+		return
+	}
+	fn, ok := r.code.info.Defs[d.Name].(*types.Func)
+	if !ok {
+		return
+	}
+	recv := fn.Type().(*types.Signature).Recv().Type()
+	base := recv
+	if p, isPtr := recv.(*types.Pointer); isPtr {
+		base = p.Elem()
+	}
+	n, ok := types.Unalias(base).(*types.Named)
+	if !ok || n.TypeParams().Len() > 0 || types.IsInterface(n) {
+		return // a generic type's instances are registered by no cell
+	}
+	rt := r.ctx.qualify(rtPath)
+	var cases string
+	for _, t := range []types.Type{n, types.NewPointer(n)} {
+		tt := r.ctx.typeText(t, nil)
+		var ret string
+		switch {
+		case r.formats(t):
+			ret = rt + ".MirrorFormatter(v.(" + tt + ").Format)"
+		case types.Implements(t, errorType):
+			ret = rt + "." + formattedFn(t, true) + "(v.(" + tt + ").Error())"
+		case types.Implements(t, stringerType):
+			ret = rt + "." + formattedFn(t, false) + "(v.(" + tt + ").String())"
+		default:
+			continue // *T's method, and this is T: printed without it, as in Go
+		}
+		cases += "case " + tt + ": "
+		if _, isPtr := t.(*types.Pointer); isPtr {
+			cases += "if v.(" + tt + ") == nil { return nil, true }; "
+		}
+		cases += "return " + ret + ", true; "
+	}
+	if cases == "" {
+		return
+	}
+	r.fmtRegistry()
+	// A variable of its own, set by a call: a second `var _` of the
+	// session, or an initializer that assigns the registry of an earlier
+	// cell, is a "variable definition loop" to yaegi.
+	name := "ʟfmtreg_" + shortHash(string(r.code.src)+";"+n.Obj().Name()+";"+d.Name.Name)
+	r.ctx.declare(name, func() string {
+		return "var " + name + " = " + fmtRegisterFunc + "(func(v any) (any, bool) { switch v.(type) { " + cases + "}; return nil, false })"
+	})
+}
+
+// fmtDynamic reports whether an operand of interface type may hold a
+// value of the session's types with a method fmt calls: once the session
+// declared one, and always inside a function, which a later cell may call
+// with a value of a type declared after it.
+func (r *rewriter) fmtDynamic() bool {
+	return r.ctx.chk.declaresFmtMethods() || len(r.fns) > 1 && r.code.mark
+}
+
+// callsRecover reports whether e calls recover outside a function literal
+// of its own: it must stay a direct call of the deferred function, so e
+// is not moved into the function literals the mirror writes.
+func (r *rewriter) callsRecover(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := r.code.info.Uses[id].(*types.Builtin); ok && b.Name() == "recover" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}

@@ -1,0 +1,80 @@
+package lower_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+
+	"github.com/replhost/replhost/lower"
+)
+
+// runSessionCells is runCells with the sandbox's one rule for imports: a
+// package imported again under the same name is not imported twice
+// (sandbox.dropReimports), as the runtime import the lowering adds to
+// each cell that needs it.
+func runSessionCells(t *testing.T, cells ...string) (string, []string) {
+	t.Helper()
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out, Stderr: &out})
+	for _, e := range []interp.Exports{stdlib.Symbols, lower.Runtime, lower.Symbols} {
+		if err := i.Use(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := lower.NewSession(lower.Options{})
+	imported := map[string]bool{}
+	errs := make([]string, len(cells))
+	for n, c := range cells {
+		src, err := s.Lower(c)
+		if err != nil {
+			errs[n] = err.Error()
+			continue
+		}
+		for _, piece := range lower.Split(src) {
+			if p := strings.TrimSpace(piece); strings.HasPrefix(p, "import ") && !strings.Contains(p, "\n") {
+				if imported[p] {
+					continue
+				}
+				imported[p] = true
+			}
+			if _, err := i.Eval(piece); err != nil {
+				errs[n] = err.Error()
+				break
+			}
+		}
+		if errs[n] == "" {
+			s.Commit(c)
+		}
+	}
+	return out.String(), errs
+}
+
+// A print helper declared in a cell before the types it prints, each
+// declaration in a cell of its own: the types' String and Error reach it
+// through the session's registry (fmtregistry.go), for its ...any, its
+// any parameter, and an []any it gets.
+func TestFmtHelperDeclaredBeforeItsTypes(t *testing.T) {
+	out, errs := runSessionCells(t,
+		`import "fmt"`,
+		`func logf(format string, args ...any) { fmt.Printf("[log] "+format+"\n", args...) }`,
+		`func show(x any) { fmt.Println(x) }`,
+		`type Color int`,
+		`func (c Color) String() string { return [...]string{"Red", "Green"}[c] }`,
+		`type E struct{ msg string }; func (e E) Error() string { return "E:" + e.msg }`,
+		`type T struct{ N int }; func (t *T) String() string { return fmt.Sprint("T", t.N) }`,
+		`logf("%v %d %s|%5v|", Color(1), Color(1), E{"x"}, Color(0))`,
+		`show(Color(1)); show([]any{E{"y"}, &T{2}, T{3}})`,
+	)
+	for n, e := range errs {
+		if e != "" {
+			t.Fatalf("cell %d: %s", n, e)
+		}
+	}
+	want := "[log] Green 1 E:x|  Red|\nGreen\n[E:y T2 {3}]\n"
+	if out != want {
+		t.Errorf("got %q; want %q", out, want)
+	}
+}
