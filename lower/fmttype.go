@@ -23,6 +23,7 @@ import (
 
 func init() {
 	Runtime[rtPath+"/rt"]["TypeName"] = reflect.ValueOf(TypeName)
+	Runtime[rtPath+"/rt"]["Inner"] = reflect.ValueOf(Inner)
 }
 
 // dynamicTypeName replaces interface operand a of a %T by code that
@@ -60,7 +61,12 @@ func (r *rewriter) dynamicTypeName(a ast.Expr) bool {
 	if cases.Len() > 0 {
 		text += "switch v.(type) { " + cases.String() + "}; "
 	}
-	text += layouts.String() + "return " + r.ctx.qualify(rtPath) + ".TypeName(v) }(" + r.nodeText(a) + ")"
+	if layouts.Len() > 0 {
+		// A value converted to an interface of a compiled package (error)
+		// is yaegi's wrapper of it: asserted by what it holds.
+		text += "v = " + r.ctx.qualify(rtPath) + ".Inner(v); " + layouts.String()
+	}
+	text += "return " + r.ctx.qualify(rtPath) + ".TypeName(v) }(" + r.nodeText(a) + ")"
 	if len(text) > maxMirrorText {
 		return false
 	}
@@ -86,4 +92,14 @@ func TypeName(v any) string {
 		return "<nil>"
 	}
 	return fmt.Sprintf("%T", rv.Interface())
+}
+
+// Inner is what v holds as native code sees it: the value inside yaegi's
+// wrapper of an interpreted value (see ErrorInner), or v itself.
+func Inner(v any) any {
+	rv := errorValue(v)
+	if !rv.IsValid() || !rv.CanInterface() {
+		return nil
+	}
+	return rv.Interface()
 }
