@@ -53,8 +53,31 @@ func (r *rewriter) registerFmtMethod(d *ast.FuncDecl) {
 	}
 	n, ok := types.Unalias(base).(*types.Named)
 	if !ok || n.TypeParams().Len() > 0 || types.IsInterface(n) {
-		return // a generic type's instances are registered by no cell
+		return // a generic type's instances are registered where they are named
 	}
+	r.registerFmtType(n, string(r.code.src)+";"+n.Obj().Name()+";"+d.Name.Name)
+}
+
+// registerInstances registers the instances of the session's generic
+// types that the cell names (W[int]) and that have a String, Error or
+// Format method: a later cell may print one it does not name.
+func (r *rewriter) registerInstances() {
+	for id, inst := range r.code.info.Instances {
+		if !r.ctx.chk.cur.contains(id.Pos()) {
+			continue
+		}
+		n, ok := inst.Type.(*types.Named)
+		if !ok || !r.ctx.chk.local(n.Obj().Pkg()) || n.TypeArgs().Len() == 0 || hasTypeParam(n) || types.IsInterface(n) {
+			continue
+		}
+		if fmtIface(n) || fmtIface(types.NewPointer(n)) || r.formats(n) || r.formats(types.NewPointer(n)) {
+			r.registerFmtType(n, "instance;"+r.ctx.typeText(n, nil))
+		}
+	}
+}
+
+// registerFmtType registers n (and *n) under a name made of key.
+func (r *rewriter) registerFmtType(n *types.Named, key string) {
 	rt := r.ctx.qualify(rtPath)
 	var cases string
 	for _, t := range []types.Type{n, types.NewPointer(n)} {
@@ -83,7 +106,7 @@ func (r *rewriter) registerFmtMethod(d *ast.FuncDecl) {
 	// A variable of its own, set by a call: a second `var _` of the
 	// session, or an initializer that assigns the registry of an earlier
 	// cell, is a "variable definition loop" to yaegi.
-	name := "ʟfmtreg_" + shortHash(string(r.code.src)+";"+n.Obj().Name()+";"+d.Name.Name)
+	name := "ʟfmtreg_" + shortHash(key)
 	r.ctx.declare(name, func() string {
 		return "var " + name + " = " + fmtRegisterFunc + "(func(v any) (any, bool) { switch v.(type) { " + cases + "}; return nil, false })"
 	})

@@ -78,3 +78,25 @@ func TestFmtHelperDeclaredBeforeItsTypes(t *testing.T) {
 		t.Errorf("got %q; want %q", out, want)
 	}
 }
+
+// An instance of a generic type of the session with a String method,
+// named only by an earlier cell, printed behind an interface (through the
+// registry: the cell that named it registered it).
+func TestFmtInstanceNamedByEarlierCell(t *testing.T) {
+	out, errs := runSessionCells(t,
+		`import "fmt"`,
+		"type W[T any] struct{ V T }\nfunc (w W[T]) String() string { return fmt.Sprint(\"W<\", w.V, \">\") }",
+		`func wrap(v any) []any { return []any{v} }`,
+		`var w = wrap(W[string]{"s"})`,
+		`var ws = []any{W[int]{1}}`,
+		`fmt.Println(w, ws)`,
+	)
+	for n, e := range errs {
+		if e != "" {
+			t.Fatalf("cell %d: %s", n, e)
+		}
+	}
+	if want := "[W<s>] [W<1>]\n"; out != want {
+		t.Errorf("got %q; want %q", out, want)
+	}
+}

@@ -77,6 +77,7 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 		r.walk(d)
 	}
 	r.initOrder(c, chk.info)
+	r.registerInstances() // fmtregistry.go
 	for _, st := range c.body.List {
 		r.wrapped = needsFuncScope(st, chk.info, chk.pkg)
 		r.walk(st)
