@@ -97,6 +97,15 @@ func (r *rewriter) ifaceOperand(e ast.Expr, t types.Type) string {
 func IfaceEq(a, b any) bool {
 	ta, va := yaegix.Unbox(a)
 	tb, vb := yaegix.Unbox(b)
+	// yaegi's wrapper of a value converted to a compiled interface
+	// (error) holds func fields: == of two panicked. What it holds is
+	// compared (errorsfuncs.go: a struct there is only its last field).
+	if inner, ok := yaegix.IfaceWrapped(va); ok {
+		va = inner
+	}
+	if inner, ok := yaegix.IfaceWrapped(vb); ok {
+		vb = inner
+	}
 	if !va.IsValid() || !vb.IsValid() {
 		return va.IsValid() == vb.IsValid()
 	}
