@@ -126,10 +126,10 @@ func NewInterp(opts Options) (*Interp, error) {
 	if opts.Dir != "" && opts.WorkDir == "" {
 		exports = withWorkDir(exports, filepath.Join(opts.Dir, "files"))
 	}
-	for _, e := range append([]interp.Exports{exports, lowerSymbols(opts.Allow), lower.Runtime, tupleExports}, opts.Use...) {
-		if err := yaegix.UseWithoutGenerics(yi, e); err != nil { // see ensureGenerics
-			return nil, fmt.Errorf("load symbols: %w", err)
-		}
+	// Shared, not copied: the tables of packages yaegi only reads stay the
+	// process's (stdtables.go); no generic sources yet (ensureGenerics).
+	if err := yaegix.UseShared(yi, append([]interp.Exports{exports, lowerSymbols(opts.Allow), lower.Runtime, tupleExports}, opts.Use...)...); err != nil {
+		return nil, fmt.Errorf("load symbols: %w", err)
 	}
 	if _, err := yi.Eval(`import __rh "replhost.internal/rh"`); err != nil {
 		return nil, fmt.Errorf("load result helper: %w", err)

@@ -81,3 +81,29 @@ func TestWorkerReleasesMemoryWhenIdle(t *testing.T) {
 	}
 	mustEval(t, w, "len(b)", true) // the worker goes on
 }
+
+// A release needs releaseMin of slack, and firstReleaseMin from a worker
+// that never collected (its first collection maps the collector's
+// metadata).
+func TestSlackWorth(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name                        string
+		objects, live, free, cycles uint64
+		want                        bool
+	}{
+		{"collected-little-garbage", 3 * mib, 2.5 * mib, 0, 1, false},
+		{"collected-garbage", 3 * mib, 2 * mib, 0, 3, true},
+		{"collected-free-pages", 2 * mib, 2 * mib, mib, 1, true},
+		{"never-collected-small-start", 1.5 * mib, 0, 0, 0, false},
+		{"never-collected-big-cell", 5 * mib, 0, 0, 0, true},
+		{"live-above-objects", mib, 2 * mib, 0, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := slackWorth(tt.objects, tt.live, tt.free, tt.cycles); got != tt.want {
+				t.Errorf("slackWorth(%d, %d, %d, %d) = %v; want %v", tt.objects, tt.live, tt.free, tt.cycles, got, tt.want)
+			}
+		})
+	}
+}

@@ -112,11 +112,10 @@ func (ws *workerSide) handle(f frame) {
 		if err != nil {
 			msg = cutText(err.Error(), maxResultText)
 		}
+		// No collection here: a worker's first maps the collector's
+		// metadata, more than the garbage of its start gives back (the idle
+		// release decides, heapSlack).
 		ws.fw.send(msgInitDone, f.id, []byte(msg))
-		// Most sessions sit idle: give back the garbage of making the
-		// interpreter (and of warm), after the reply and beside the first
-		// cell.
-		go debug.FreeOSMemory()
 	case msgEval:
 		if len(p) == 0 {
 			ws.fw.send(msgResult, f.id, mustJSON(resultMsg{Kind: resError, Msg: "empty eval request"}))

@@ -41,7 +41,11 @@ func workerEnv() []string {
 		WorkerEnv + "=1",
 		// net.Listen uses Multipath TCP by default since Go 1.24, which
 		// Landlock's TCP rules do not cover: plain TCP keeps them in force.
-		"GODEBUG=multipathtcp=0",
+		// No heap profile is read from a worker: without memprofilerate=0
+		// the samples of the binary's package init (before WorkerMain can
+		// turn profiling off) map the profiler's 1.4 MiB hash table, ~80 KB
+		// of it touched.
+		"GODEBUG=multipathtcp=0,memprofilerate=0",
 		"GOTRACEBACK=single",
 		// yaegi then binds the code's os.Stdout and os.Stderr to the
 		// interpreter's writers (typed io.Writer) instead of leaving them
