@@ -46,6 +46,7 @@ func workerEnv() []string {
 		// turn profiling off) map the profiler's 1.4 MiB hash table, ~80 KB
 		// of it touched.
 		"GODEBUG=multipathtcp=0,memprofilerate=0",
+		workerProcs,
 		"GOTRACEBACK=single",
 		// yaegi then binds the code's os.Stdout and os.Stderr to the
 		// interpreter's writers (typed io.Writer) instead of leaving them

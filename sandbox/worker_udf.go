@@ -252,6 +252,7 @@ func (ws *workerSide) startUDF(reg *udf.Registry, id uint32, name string) {
 		fail(fmt.Sprintf("udf: no function %q registered in this session (:udfs lists them)", cutText(name, 256)))
 		return
 	}
+	useAllProcs() // records run in parallel (worker_procs.go)
 	in := &udfInput{fw: ws.fw, id: id, frames: make(chan []byte, udfWindow+1), stop: make(chan struct{})}
 	ctx, end := ws.begin(id)
 	ws.mu.Lock()
