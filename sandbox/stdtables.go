@@ -8,10 +8,11 @@ import (
 )
 
 // ownTables returns the package tables of exports (keys "path/name"),
-// each replaced by the interpreter's own: yaegi's Use copies every table
-// it is given, so the Interp reads that copy (completion) and holds no
-// reference into the process's shared stdlib.Symbols, which a worker then
-// drops (dropSharedTables).
+// each replaced by the interpreter's own: the copy yaegi's Use made of
+// the tables it writes to, or the very table for those UseShared gave it
+// as they are. The Interp reads these (completion) and needs no entry of
+// the process's stdlib.Symbols, which a worker then empties
+// (dropSharedTables).
 func ownTables(yi *interp.Interpreter, exports interp.Exports) interp.Exports {
 	out := make(interp.Exports, len(exports))
 	for key, syms := range exports {
@@ -27,12 +28,13 @@ func ownTables(yi *interp.Interpreter, exports interp.Exports) interp.Exports {
 	return out
 }
 
-// dropSharedTables empties the process's standard symbol tables (yaegi's
-// stdlib.Symbols, the front end's newer ones), built at init for every
-// package, the refused ones too (~0.4 MiB of heap): a worker calls it once
-// its session's interpreter, which holds its own copy of the allowed ones,
-// is made, as no other interpreter is made in it after that. What is
-// computed from them (stdPaths) is computed first.
+// dropSharedTables empties the process's maps of standard symbol tables
+// (yaegi's stdlib.Symbols, the front end's newer ones), built at init for
+// every package, the refused ones too: a worker calls it once its
+// session's interpreter is made, as no other interpreter is made in it
+// after that. The tables the interpreter shares stay (UseShared); those of
+// refused packages become garbage. What is computed from the maps
+// (stdPaths) is computed first.
 func dropSharedTables() {
 	stdPaths()
 	clear(stdlib.Symbols)
