@@ -60,10 +60,10 @@ func TestWorkerReleasesMemoryWhenIdle(t *testing.T) {
 	const garbage = "b = make([]byte, 4<<20); len(b)"
 	mustEval(t, w, "b := make([]byte, 4<<20); "+garbage, true)
 	// Wait for the release (idleRelease after the cell), bounded generously
-	// for a loaded machine; this is no timing assertion. The worker's own
-	// collection after init runs beside the first cell: when it comes
-	// after it, it leaves nothing to give back and the spell rightly ends
-	// without a release. So a garbage cell is run again after a while.
+	// for a loaded machine; this is no timing assertion. A collection of
+	// the runtime's own that comes after the cell leaves nothing to give
+	// back and the spell rightly ends without a release. So a garbage cell
+	// is run again after a while.
 	deadline := time.Now().Add(time.Minute)
 	again := time.Now().Add(10 * time.Second)
 	for st.IdleReleases == 0 && time.Now().Before(deadline) {
