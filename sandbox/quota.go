@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/replhost/replhost/internal/diskusage"
@@ -65,87 +64,48 @@ func (p *statFile) cpu() (uint64, error) {
 	return parseProcCPU(p.buf[:n])
 }
 
-// parseProcCPU reads utime+stime from the text of /proc/<pid>/stat.
+// parseProcCPU reads utime+stime from the text of /proc/<pid>/stat,
+// without allocating (it runs once a second per worker).
 func parseProcCPU(b []byte) (uint64, error) {
-	if bytes.LastIndexByte(b, ')') < 0 {
-		return 0, errors.New("short /proc stat")
-	}
 	// The command name (field 2) is in parentheses and may hold spaces;
-	// utime and stime are fields 14 and 15.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
+	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	end := bytes.LastIndexByte(b, ')')
+	if end < 0 {
 		return 0, errors.New("short /proc stat")
 	}
-	u, err1 := strconv.ParseUint(f[11], 10, 64)
-	s, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, errors.New("bad /proc stat")
+	var sum uint64
+	field, in, digits := 0, false, 0
+	var n uint64
+	for _, c := range b[end+1:] {
+		if c == ' ' || c == '\n' {
+			if in && (field == 12 || field == 13) {
+				if digits == 0 {
+					return 0, errors.New("bad /proc stat")
+				}
+				sum += n
+				if field == 13 {
+					return sum, nil
+				}
+			}
+			in = false
+			continue
+		}
+		if !in {
+			in, field, n, digits = true, field+1, 0, 0
+		}
+		if field == 12 || field == 13 {
+			if c < '0' || c > '9' || digits >= 19 {
+				return 0, errors.New("bad /proc stat")
+			}
+			n, digits = n*10+uint64(c-'0'), digits+1
+		}
 	}
-	return u + s, nil
+	if in && field == 13 && digits > 0 {
+		return sum + n, nil
+	}
+	return 0, errors.New("short /proc stat")
 }
 
 // quotaOf returns the bytes and inodes a quota allows, by the rule the
 // upload check counts by too.
 func quotaOf(disk int64) (bytes, inodes int64) { return disk, diskusage.InodesFor(disk) }
-
-// watchDisk stops the worker with QuotaExceeded when the session in dir
-// holds more than its quota, counted by diskusage (what the upload check
-// counts by too). A session already over its quota when the worker starts
-// (a quota lowered, a restore) may run and delete, but not grow: the bound
-// is then what it held at the start. RLIMIT_FSIZE (in the worker) stops a
-// single file at the quota before the watcher sees it. The watcher ends
-// with the worker.
-func (w *Worker) watchDisk(dir string, disk int64) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return
-	}
-	defer root.Close()
-	maxBytes, maxInodes := quotaOf(disk)
-	walk := func() (diskusage.Usage, time.Duration, bool) {
-		start := time.Now()
-		u, err := diskusage.Of(root, ".", maxInodes+1)
-		return u, time.Since(start), err == nil || err == diskusage.ErrTooMany
-	}
-	if u, _, ok := walk(); ok {
-		maxBytes, maxInodes = max(maxBytes, u.Bytes), max(maxInodes, u.Inodes)
-	}
-	stat, statErr := openStatFile(w.pid)
-	if statErr == nil {
-		defer stat.Close()
-	}
-	var walkedCPU uint64 // the worker's CPU at the last walk
-	walked := time.Now()
-	next := walked
-	t := time.NewTicker(diskTick)
-	defer t.Stop()
-	for {
-		select {
-		case <-w.dead:
-			return
-		case <-t.C:
-		}
-		if time.Now().Before(next) {
-			continue
-		}
-		if statErr != nil {
-			// No CPU gate: walk at the pace of walkBackoff alone.
-		} else if cpu, err := stat.cpu(); err == nil {
-			used := cpu - walkedCPU
-			if used == 0 || used < walkCPU && time.Since(walked) < walkEvery {
-				continue
-			}
-			walkedCPU = cpu
-		}
-		walked = time.Now()
-		u, took, ok := walk()
-		if !ok {
-			continue
-		}
-		if u.Over(maxBytes, maxInodes) {
-			w.kill(QuotaExceeded)
-			return
-		}
-		next = time.Now().Add(took * walkBackoff)
-	}
-}

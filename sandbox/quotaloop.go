@@ -1,0 +1,188 @@
+package sandbox
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/replhost/replhost/internal/diskusage"
+)
+
+// diskSlots is how many times per diskTick the host's disk-watching loop
+// wakes: each time it looks at the workers whose second is up, so the
+// thousand reads a second of a thousand sessions come spread over the
+// second, not in one burst that delays every cell typed then.
+const diskSlots = 10
+
+// diskWatch is one worker's disk watcher: see watchDisk. Its fields are
+// the loop's, but for those a walk sets (after walking is set, the walk's
+// goroutine owns them until it clears walking).
+type diskWatch struct {
+	w         *Worker
+	root      *os.Root
+	stat      *statFile // nil: no CPU gate, walks at the pace of walkBackoff alone
+	maxBytes  int64
+	maxInodes int64
+	walkedCPU uint64    // the worker's CPU at the last walk
+	walked    time.Time // the last walk's start
+	due       time.Time // the next look
+	next      time.Time // no walk before (the backoff)
+	walking   atomic.Bool
+}
+
+// diskWatchers is the host's one loop for all workers' disk watchers: a
+// goroutine and a ticker each (a thousand of them) were about a fifth of
+// the watchers' cost, and a thousand tickers in the runtime's timer heaps
+// made every other timer's reset dearer. The loop runs while a watcher
+// does.
+type diskWatchers struct {
+	mu      sync.Mutex   // guards all and running
+	all     []*diskWatch // in the order they began
+	running bool
+}
+
+var hostDiskWatchers diskWatchers
+
+// watchDisk stops the worker with QuotaExceeded when the session in dir
+// holds more than its quota, counted by diskusage (what the upload check
+// counts by too). A session already over its quota when the worker starts
+// (a quota lowered, a restore) may run and delete, but not grow: the bound
+// is then what it held at the start. RLIMIT_FSIZE (in the worker) stops a
+// single file at the quota before the watcher sees it. The watcher ends
+// with the worker.
+func (w *Worker) watchDisk(dir string, disk int64) {
+	go func() {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return
+		}
+		d := &diskWatch{w: w, root: root}
+		d.maxBytes, d.maxInodes = quotaOf(disk)
+		if stat, err := openStatFile(w.pid); err == nil {
+			d.stat = stat
+			d.walkedCPU, _ = stat.cpu() // a failure walks at the first look
+		}
+		d.walked = time.Now()
+		if u, _, ok := d.walk(); ok {
+			d.maxBytes, d.maxInodes = max(d.maxBytes, u.Bytes), max(d.maxInodes, u.Inodes)
+		}
+		d.due = time.Now().Add(diskTick)
+		d.next = d.due
+		hostDiskWatchers.add(d)
+	}()
+}
+
+func (ws *diskWatchers) add(d *diskWatch) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.all = append(ws.all, d)
+	if !ws.running {
+		ws.running = true
+		go ws.run()
+	}
+}
+
+// run looks at each watcher once a diskTick until none is left.
+func (ws *diskWatchers) run() {
+	t := time.NewTicker(diskTick / diskSlots)
+	defer t.Stop()
+	var due []*diskWatch
+	for now := range t.C {
+		due = ws.takeDue(now, due[:0])
+		for _, d := range due {
+			d.look(now)
+		}
+		if len(due) == 0 && ws.stopIfIdle() {
+			return
+		}
+		clear(due) // no hold on watchers that end
+	}
+}
+
+// takeDue appends the watchers whose look is due to due and drops those
+// whose worker ended, closing what they hold.
+func (ws *diskWatchers) takeDue(now time.Time, due []*diskWatch) []*diskWatch {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	kept := ws.all[:0]
+	for _, d := range ws.all {
+		select {
+		case <-d.w.dead:
+			if !d.walking.Load() {
+				d.close()
+				continue
+			}
+		default:
+			if !now.Before(d.due) {
+				d.due = d.due.Add(diskTick)
+				if d.due.Before(now) { // the loop was late: no catching up
+					d.due = now.Add(diskTick)
+				}
+				due = append(due, d)
+			}
+		}
+		kept = append(kept, d)
+	}
+	clear(ws.all[len(kept):])
+	ws.all = kept
+	return due
+}
+
+// stopIfIdle ends the loop when no watcher is left; add starts another.
+func (ws *diskWatchers) stopIfIdle() bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if len(ws.all) > 0 {
+		return false
+	}
+	ws.running = false
+	return true
+}
+
+func (d *diskWatch) close() {
+	d.root.Close()
+	if d.stat != nil {
+		d.stat.Close()
+	}
+}
+
+func (d *diskWatch) walk() (diskusage.Usage, time.Duration, bool) {
+	start := time.Now()
+	u, err := diskusage.Of(d.root, ".", d.maxInodes+1)
+	return u, time.Since(start), err == nil || err == diskusage.ErrTooMany
+}
+
+// look walks the session's tree if the worker used walkCPU of CPU since
+// the last walk, or any and walkEvery passed, and no walk runs or backs
+// off. The walk runs in a goroutine of its own: a big tree must not hold
+// up the looks at every other worker.
+func (d *diskWatch) look(now time.Time) {
+	if d.walking.Load() || now.Before(d.next) {
+		return
+	}
+	if d.stat != nil {
+		cpu, err := d.stat.cpu()
+		if err == nil {
+			used := cpu - d.walkedCPU
+			if used == 0 || used < walkCPU && now.Sub(d.walked) < walkEvery {
+				return
+			}
+			d.walkedCPU = cpu
+		}
+	}
+	d.walked = now
+	d.walking.Store(true)
+	go func() {
+		defer d.walking.Store(false)
+		u, took, ok := d.walk()
+		if !ok {
+			return
+		}
+		if u.Over(d.maxBytes, d.maxInodes) {
+			d.w.kill(QuotaExceeded)
+			return
+		}
+		d.next = time.Now().Add(took * walkBackoff)
+	}()
+}
