@@ -91,6 +91,7 @@ func (c *crlfWriter) writeLocked(p []byte, repaint, echo bool) (int, error) {
 	out.Reset()
 	c.clean = 0
 	c.linger.held = false
+	c.disarmLocked()
 	if err != nil {
 		return 0, err
 	}
@@ -110,6 +111,7 @@ func (c *crlfWriter) flushHeld() {
 		c.held.Reset()
 	}
 	c.linger.held = false
+	c.disarmLocked()
 }
 
 // replaceHeld sends p instead of what is held: readline's paints of the

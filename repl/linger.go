@@ -56,6 +56,18 @@ func (c *crlfWriter) lingerLocked(echo bool) {
 	}
 }
 
+// disarmLocked stops the timer once what it would send went out with a
+// write that did not wait: a fast cell's prompt takes its echo and output
+// along, and the timer's firing 2 or 20 ms later to find nothing cost a
+// goroutine and a wakeup per cell. A timer that fired meanwhile and waits
+// for mu finds nothing held.
+func (c *crlfWriter) disarmLocked() {
+	if c.linger.armed {
+		c.linger.timer.Stop()
+		c.linger.armed, c.linger.echo = false, false
+	}
+}
+
 // sendLingering sends the writes that waited, if nothing sent them yet.
 func (c *crlfWriter) sendLingering() {
 	c.mu.Lock()
