@@ -47,7 +47,6 @@ const longLine = 1024
 // Enter to readline that ends the line the loop is waiting for.
 type inputFilter struct {
 	src    io.Reader
-	dst    *io.PipeWriter
 	direct chan directText // what continues the line readline returns next
 	done   chan struct{}   // closed when the loop has ended
 
@@ -58,13 +57,16 @@ type inputFilter struct {
 	queue       [][]byte
 	queuedBytes int           // bytes in queue
 	queued      chan struct{} // signalled when queue grows
+	eof         bool          // Read took the end of input (guarded by queueMu)
+	closed      chan struct{} // closed by Close
+	closeOnce   sync.Once
 
 	mu        sync.Mutex // guards interrupt
 	interrupt func()     // non-nil while a cell runs
 }
 
-func newInputFilter(src io.Reader, dst *io.PipeWriter) *inputFilter {
-	return &inputFilter{src: src, dst: dst, direct: make(chan directText, 1), done: make(chan struct{}), queued: make(chan struct{}, 1)}
+func newInputFilter(src io.Reader) *inputFilter {
+	return &inputFilter{src: src, direct: make(chan directText, 1), done: make(chan struct{}), queued: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
 // running installs the interrupt of the cell now running; nil when none.
@@ -107,8 +109,6 @@ func (f *inputFilter) run() {
 		// dropped as it arrives.
 		discarding bool
 	)
-	feederDone := make(chan struct{})
-	go f.feed(feederDone)
 	defer func() {
 		f.mu.Lock()
 		if f.interrupt != nil {
@@ -116,7 +116,6 @@ func (f *inputFilter) run() {
 		}
 		f.mu.Unlock()
 		f.enqueueAt(nil, true) // end of input, after what is queued
-		<-feederDone
 	}()
 	// sendDirect hands text to the loop, then ends readline's line.
 	sendDirect := func(out *bytes.Buffer, text string) bool {
@@ -263,35 +262,54 @@ func (f *inputFilter) enqueueAt(b []byte, must bool) {
 	}
 }
 
-// feed writes the queued input to readline as it asks for it, and closes
-// readline's input at the end of input or when the loop has ended.
-func (f *inputFilter) feed(done chan<- struct{}) {
-	defer close(done)
-	defer f.dst.Close()
+// Read is readline's input: what is queued, as readline asks for it (it
+// reads only while a Readline call waits). It waits while the queue is
+// empty, and returns io.EOF at the end of input, once the loop has ended
+// or after Close. readline reads the queue itself: a goroutine that wrote
+// it to readline through an io.Pipe cost three goroutine hand-offs per
+// line read (to it, to readline, and back once readline had taken it).
+func (f *inputFilter) Read(p []byte) (int, error) {
 	for {
 		f.queueMu.Lock()
-		var next []byte
-		have := len(f.queue) > 0
-		if have {
-			next, f.queue = f.queue[0], f.queue[1:]
-			f.queuedBytes -= len(next)
+		if f.eof {
+			f.queueMu.Unlock()
+			return 0, io.EOF
+		}
+		if len(f.queue) > 0 {
+			next := f.queue[0]
+			if next == nil {
+				f.eof = true
+				f.queue = nil
+				f.queueMu.Unlock()
+				return 0, io.EOF
+			}
+			n := copy(p, next)
+			if n < len(next) {
+				f.queue[0] = next[n:]
+			} else {
+				f.queue[0] = nil // no hold on what readline took
+				f.queue = f.queue[1:]
+			}
+			f.queuedBytes -= n
+			f.queueMu.Unlock()
+			return n, nil
 		}
 		f.queueMu.Unlock()
-		if !have {
-			select {
-			case <-f.queued:
-				continue
-			case <-f.done:
-				return
-			}
-		}
-		if next == nil {
-			return
-		}
-		if _, err := f.dst.Write(next); err != nil {
-			return
+		select {
+		case <-f.queued:
+		case <-f.done:
+			return 0, io.EOF
+		case <-f.closed:
+			return 0, io.EOF
 		}
 	}
+}
+
+// Close ends readline's input: a Read waiting returns io.EOF, and so do
+// all after it. Safe to call more than once.
+func (f *inputFilter) Close() error {
+	f.closeOnce.Do(func() { close(f.closed) })
+	return nil
 }
 
 func (f *inputFilter) interruptCell() bool {

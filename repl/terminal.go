@@ -71,24 +71,23 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 	if t.History != "" {
 		trimHistory(t.History) // a failure leaves the file as it was: readline still reads it
 	}
-	pr, pw := io.Pipe()
-	it.filter = newInputFilter(t.In, pw)
+	it.filter = newInputFilter(t.In)
 	go it.filter.run()
 	go it.followResize()
 
-	rl, err := readline.NewEx(it.readlineConfig(pr))
+	rl, err := readline.NewEx(it.readlineConfig(it.filter))
 	if err != nil {
 		fmt.Fprintf(it.out, "error: terminal: %v\n", err)
-		pw.Close()
+		it.filter.Close()
 		return 1
 	}
 	it.rl = rl
 	it.promptLen.Store(int64(len(Prompt)))
 	// Ending the input makes a pending Readline return: that is how a
 	// takeover or a kill ends the loop.
-	stop := context.AfterFunc(ctx, func() { pw.Close() })
+	stop := context.AfterFunc(ctx, func() { it.filter.Close() })
 	defer stop()
-	defer it.closeReadline(pw)
+	defer it.closeReadline()
 
 	defer it.out.stopLinger() // after the last writes below
 	io.WriteString(it.out, bracketedPasteOn)
@@ -109,9 +108,9 @@ func (s *Session) Interact(ctx context.Context, t Terminal) int {
 // Close fills its one-slot error channel, and its reader then blocks forever
 // sending io.EOF there. So the input is ended first and that io.EOF read
 // (unless the loop already got it), then Close finds nobody to block.
-func (it *interaction) closeReadline(pw *io.PipeWriter) {
+func (it *interaction) closeReadline() {
 	close(it.filter.done)
-	pw.Close()
+	it.filter.Close()
 	if !it.sawEOF {
 		it.setPrompt("") // the drain must not draw a prompt after goodbye
 		done := make(chan struct{})
