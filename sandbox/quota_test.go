@@ -63,9 +63,11 @@ func TestDiskWatcherLeavesWithItsWorker(t *testing.T) {
 	watched := func() bool {
 		hostDiskWatchers.mu.Lock()
 		defer hostDiskWatchers.mu.Unlock()
-		for _, d := range hostDiskWatchers.all {
-			if d.w == w {
-				return true
+		for _, slot := range hostDiskWatchers.slots {
+			for _, d := range slot {
+				if d.w == w {
+					return true
+				}
 			}
 		}
 		return false

@@ -10,9 +10,10 @@ import (
 )
 
 // diskSlots is how many times per diskTick the host's disk-watching loop
-// wakes: each time it looks at the workers whose second is up, so the
-// thousand reads a second of a thousand sessions come spread over the
-// second, not in one burst that delays every cell typed then.
+// wakes: each watcher is in one slot, looked at when its slot comes round,
+// so the thousand reads a second of a thousand sessions come spread over
+// the second, not in one burst that delays every cell typed then, and a
+// wake-up goes through a tenth of the watchers.
 const diskSlots = 10
 
 // diskWatch is one worker's disk watcher: see watchDisk. Its fields are
@@ -26,7 +27,6 @@ type diskWatch struct {
 	maxInodes int64
 	walkedCPU uint64    // the worker's CPU at the last walk
 	walked    time.Time // the last walk's start
-	due       time.Time // the next look
 	next      time.Time // no walk before (the backoff)
 	walking   atomic.Bool
 }
@@ -37,8 +37,10 @@ type diskWatch struct {
 // made every other timer's reset dearer. The loop runs while a watcher
 // does.
 type diskWatchers struct {
-	mu      sync.Mutex   // guards all and running
-	all     []*diskWatch // in the order they began
+	mu      sync.Mutex // guards the fields below
+	slots   [diskSlots][]*diskWatch
+	n       int // watchers in all slots
+	slot    int // the slot the loop looks at next
 	running bool
 }
 
@@ -67,77 +69,72 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 		if u, _, ok := d.walk(); ok {
 			d.maxBytes, d.maxInodes = max(d.maxBytes, u.Bytes), max(d.maxInodes, u.Inodes)
 		}
-		d.due = time.Now().Add(diskTick)
-		d.next = d.due
 		hostDiskWatchers.add(d)
 	}()
 }
 
+// add puts d in the slot the loop looked at last: its first look comes
+// about a diskTick on.
 func (ws *diskWatchers) add(d *diskWatch) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	ws.all = append(ws.all, d)
+	last := (ws.slot + diskSlots - 1) % diskSlots
+	ws.slots[last] = append(ws.slots[last], d)
+	ws.n++
 	if !ws.running {
 		ws.running = true
 		go ws.run()
 	}
 }
 
-// run looks at each watcher once a diskTick until none is left.
+// run looks at one slot's watchers every diskTick/diskSlots, each watcher
+// once a diskTick, until none is left.
 func (ws *diskWatchers) run() {
 	t := time.NewTicker(diskTick / diskSlots)
 	defer t.Stop()
 	var due []*diskWatch
 	for now := range t.C {
-		due = ws.takeDue(now, due[:0])
+		var more bool
+		due, more = ws.takeSlot(due[:0])
 		for _, d := range due {
 			d.look(now)
 		}
-		if len(due) == 0 && ws.stopIfIdle() {
+		clear(due) // no hold on watchers that end
+		if !more {
 			return
 		}
-		clear(due) // no hold on watchers that end
 	}
 }
 
-// takeDue appends the watchers whose look is due to due and drops those
-// whose worker ended, closing what they hold.
-func (ws *diskWatchers) takeDue(now time.Time, due []*diskWatch) []*diskWatch {
+// takeSlot appends the watchers of the next slot to due and drops those
+// whose worker ended, closing what they hold. more is false when no
+// watcher is left: the loop ends (add starts another).
+func (ws *diskWatchers) takeSlot(due []*diskWatch) (_ []*diskWatch, more bool) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	kept := ws.all[:0]
-	for _, d := range ws.all {
+	slot := ws.slots[ws.slot]
+	kept := slot[:0]
+	for _, d := range slot {
 		select {
 		case <-d.w.dead:
 			if !d.walking.Load() {
 				d.close()
+				ws.n--
 				continue
 			}
 		default:
-			if !now.Before(d.due) {
-				d.due = d.due.Add(diskTick)
-				if d.due.Before(now) { // the loop was late: no catching up
-					d.due = now.Add(diskTick)
-				}
-				due = append(due, d)
-			}
+			due = append(due, d)
 		}
 		kept = append(kept, d)
 	}
-	clear(ws.all[len(kept):])
-	ws.all = kept
-	return due
-}
-
-// stopIfIdle ends the loop when no watcher is left; add starts another.
-func (ws *diskWatchers) stopIfIdle() bool {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	if len(ws.all) > 0 {
-		return false
+	clear(slot[len(kept):])
+	ws.slots[ws.slot] = kept
+	ws.slot = (ws.slot + 1) % diskSlots
+	if ws.n == 0 {
+		ws.running = false
+		return due, false
 	}
-	ws.running = false
-	return true
+	return due, true
 }
 
 func (d *diskWatch) close() {
