@@ -55,8 +55,9 @@ func TestParseProcCPUOwnStat(t *testing.T) {
 	}
 }
 
-// A worker's disk watcher joins the host's one loop, and leaves it (its
-// descriptors closed) once the worker ended.
+// A worker's disk watcher joins the host's one loop, and has left it (its
+// descriptors closed) by the time Close returns: nothing of a worker is
+// left once it was waited for.
 func TestDiskWatcherLeavesWithItsWorker(t *testing.T) {
 	needRoot(t)
 	w, _ := startWorker(t, "", WorkerOptions{Disk: testDisk, Users: testUsers})
@@ -73,9 +74,20 @@ func TestDiskWatcherLeavesWithItsWorker(t *testing.T) {
 		return false
 	}
 	waitFor(t, "the watcher joins the loop", watched)
+	hostDiskWatchers.mu.Lock()
+	d := hostDiskWatchers.of[w]
+	hostDiskWatchers.mu.Unlock()
 	mustEval(t, w, `1`, false)
 	w.Close()
-	waitFor(t, "the watcher leaves the loop", func() bool { return !watched() })
+	if watched() {
+		t.Error("the watcher is still in the loop after Close")
+	}
+	if _, err := d.root.Stat("."); err == nil {
+		t.Error("the watcher's root is still open after Close")
+	}
+	if _, err := d.stat.cpu(); err == nil {
+		t.Error("the watcher's /proc stat is still open after Close")
+	}
 }
 
 // waitFor polls cond until it holds, failing after a bound far above what

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,10 @@ type diskWatch struct {
 	walkedCPU uint64    // the worker's CPU at the last walk
 	walked    time.Time // the last walk's start
 	next      time.Time // no walk before (the backoff)
+	slot      int       // its slot (guarded by diskWatchers.mu)
 	walking   atomic.Bool
+	gone      atomic.Bool // its worker ended: the walk running closes it
+	closeOnce sync.Once
 }
 
 // diskWatchers is the host's one loop for all workers' disk watchers: a
@@ -39,6 +43,7 @@ type diskWatch struct {
 type diskWatchers struct {
 	mu      sync.Mutex // guards the fields below
 	slots   [diskSlots][]*diskWatch
+	of      map[*Worker]*diskWatch
 	n       int // watchers in all slots
 	slot    int // the slot the loop looks at next
 	running bool
@@ -80,6 +85,11 @@ func (ws *diskWatchers) add(d *diskWatch) {
 	defer ws.mu.Unlock()
 	last := (ws.slot + diskSlots - 1) % diskSlots
 	ws.slots[last] = append(ws.slots[last], d)
+	d.slot = last
+	if ws.of == nil {
+		ws.of = make(map[*Worker]*diskWatch)
+	}
+	ws.of[d.w] = d
 	ws.n++
 	if !ws.running {
 		ws.running = true
@@ -116,9 +126,10 @@ func (ws *diskWatchers) takeSlot(due []*diskWatch) (_ []*diskWatch, more bool) {
 	kept := slot[:0]
 	for _, d := range slot {
 		select {
-		case <-d.w.dead:
+		case <-d.w.dead: // it ended before its watcher joined
 			if !d.walking.Load() {
 				d.close()
+				delete(ws.of, d.w)
 				ws.n--
 				continue
 			}
@@ -137,11 +148,39 @@ func (ws *diskWatchers) takeSlot(due []*diskWatch) (_ []*diskWatch, more bool) {
 	return due, true
 }
 
-func (d *diskWatch) close() {
-	d.root.Close()
-	if d.stat != nil {
-		d.stat.Close()
+// forget drops the watcher of w, which ended, and closes what it holds
+// (once a walk running is done): the worker's exit calls it, so that
+// nothing of a worker is left when it was waited for.
+func (ws *diskWatchers) forget(w *Worker) {
+	ws.mu.Lock()
+	d := ws.of[w]
+	if d != nil {
+		delete(ws.of, w)
+		slot := ws.slots[d.slot]
+		if i := slices.Index(slot, d); i >= 0 {
+			ws.slots[d.slot] = slices.Delete(slot, i, i+1)
+			ws.n--
+		}
 	}
+	ws.mu.Unlock()
+	if d == nil {
+		return
+	}
+	d.gone.Store(true)
+	if !d.walking.Load() {
+		d.close()
+	}
+}
+
+// close closes what d holds; a look or a walk after it fails harmlessly
+// (os.File and os.Root refuse use after Close).
+func (d *diskWatch) close() {
+	d.closeOnce.Do(func() {
+		d.root.Close()
+		if d.stat != nil {
+			d.stat.Close()
+		}
+	})
 }
 
 func (d *diskWatch) walk() (diskusage.Usage, time.Duration, bool) {
@@ -155,7 +194,7 @@ func (d *diskWatch) walk() (diskusage.Usage, time.Duration, bool) {
 // off. The walk runs in a goroutine of its own: a big tree must not hold
 // up the looks at every other worker.
 func (d *diskWatch) look(now time.Time) {
-	if d.walking.Load() || now.Before(d.next) {
+	if d.gone.Load() || d.walking.Load() || now.Before(d.next) {
 		return
 	}
 	if d.stat != nil {
@@ -171,7 +210,12 @@ func (d *diskWatch) look(now time.Time) {
 	d.walked = now
 	d.walking.Store(true)
 	go func() {
-		defer d.walking.Store(false)
+		defer func() {
+			d.walking.Store(false)
+			if d.gone.Load() {
+				d.close()
+			}
+		}()
 		u, took, ok := d.walk()
 		if !ok {
 			return

@@ -248,6 +248,7 @@ func (w *Worker) wait(readerDone <-chan struct{}) {
 		}
 		mem.release()
 	}
+	hostDiskWatchers.forget(w)
 	close(w.dead)
 }
 
