@@ -22,10 +22,21 @@ func awaitExit(pid int) {
 	if err != nil {
 		return
 	}
-	asked := false
-	rc.Read(func(uintptr) bool { // first call: wait for readable; second: done
-		done := asked
-		asked = true
-		return done
-	})
+	// Read resets the poller's readiness before its first call of the
+	// function, so an exit that came before it would be missed: each call
+	// asks the pidfd itself and waits only while the process runs.
+	rc.Read(func(fd uintptr) bool { return exited(int(fd)) })
+}
+
+// exited reports whether the pidfd fd is readable (its process exited),
+// without blocking.
+func exited(fd int) bool {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(p, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		return err != nil || n > 0 // on an error, return: the caller's Wait blocks
+	}
 }
