@@ -13,11 +13,7 @@ import (
 // just written. Only calls with two values or more, one of which reads
 // memory (an index, a dereference, a field), are changed.
 func (r *rewriter) appendArgs(n *ast.CallExpr) {
-	id, ok := ast.Unparen(n.Fun).(*ast.Ident)
-	if !ok || n.Ellipsis.IsValid() || len(n.Args) < 3 {
-		return
-	}
-	if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "append" {
+	if n.Ellipsis.IsValid() || len(n.Args) < 3 || !r.callsBuiltin(n, "append") {
 		return
 	}
 	reads := false

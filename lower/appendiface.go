@@ -11,11 +11,7 @@ import (
 // ys...)`. So it does for a slice type cut by selfslice.go (`type S []S`,
 // `append(s, s)`).
 func (r *rewriter) appendIface(call *ast.CallExpr) {
-	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
-	if !ok || call.Ellipsis.IsValid() || len(call.Args) < 2 {
-		return
-	}
-	if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "append" {
+	if call.Ellipsis.IsValid() || len(call.Args) < 2 || !r.callsBuiltin(call, "append") {
 		return
 	}
 	s, ok := r.typeOf(call).Underlying().(*types.Slice)

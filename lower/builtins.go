@@ -254,3 +254,14 @@ func (r *rewriter) constCase(cc *ast.CaseClause) {
 		r.replaceNode(e, r.constText(tv))
 	}
 }
+
+// callsBuiltin reports whether n calls the predeclared function name (not
+// a declaration that shadows it).
+func (r *rewriter) callsBuiltin(n *ast.CallExpr, name string) bool {
+	id, ok := ast.Unparen(n.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := r.code.info.Uses[id].(*types.Builtin)
+	return ok && b.Name() == name
+}

@@ -12,11 +12,7 @@ import (
 // what the value is: yaegi v0.16.1 hands the type to reflect.MakeChan,
 // which panics ("reflect.MakeChan: unidirectional channel type").
 func (r *rewriter) makeDirChan(n *ast.CallExpr) {
-	id, ok := ast.Unparen(n.Fun).(*ast.Ident)
-	if !ok || len(n.Args) < 1 || len(n.Args) > 2 {
-		return
-	}
-	if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "make" {
+	if len(n.Args) < 1 || len(n.Args) > 2 || !r.callsBuiltin(n, "make") {
 		return
 	}
 	t := r.typeOf(n.Args[0])

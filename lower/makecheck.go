@@ -16,11 +16,7 @@ import (
 // where Go raises "makeslice: len out of range" or "makeslice: cap out of
 // range" (runtime.Error values). The check is one native call per make.
 func (r *rewriter) makeSliceCheck(n *ast.CallExpr) {
-	id, ok := ast.Unparen(n.Fun).(*ast.Ident)
-	if !ok || len(n.Args) < 2 || len(n.Args) > 3 {
-		return
-	}
-	if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "make" {
+	if len(n.Args) < 2 || len(n.Args) > 3 || !r.callsBuiltin(n, "make") {
 		return
 	}
 	t := r.typeOf(n.Args[0])

@@ -70,11 +70,7 @@ func (r *rewriter) convertKey(k ast.Expr, key types.Type) {
 
 // deleteKey does the same for the key of delete(m, k).
 func (r *rewriter) deleteKey(call *ast.CallExpr) {
-	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
-	if !ok || len(call.Args) != 2 {
-		return
-	}
-	if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "delete" {
+	if len(call.Args) != 2 || !r.callsBuiltin(call, "delete") {
 		return
 	}
 	if t := r.typeOf(call.Args[0]); t != nil {

@@ -23,11 +23,7 @@ func (r *rewriter) ifaceKeyHash(n ast.Node) {
 	case *ast.IndexExpr:
 		m, key = n.X, n.Index
 	case *ast.CallExpr:
-		id, ok := ast.Unparen(n.Fun).(*ast.Ident)
-		if !ok || len(n.Args) != 2 {
-			return
-		}
-		if b, ok := r.code.info.Uses[id].(*types.Builtin); !ok || b.Name() != "delete" {
+		if len(n.Args) != 2 || !r.callsBuiltin(n, "delete") {
 			return
 		}
 		m, key = n.Args[0], n.Args[1]
