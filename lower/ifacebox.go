@@ -33,9 +33,14 @@ func (r *rewriter) ifaceBox(e ast.Expr) {
 	if _, ptr := et.(*types.Pointer); ptr || et == nil || types.IsInterface(et) || !r.ctx.declaredType(et) || types.NewMethodSet(et).Len() == 0 {
 		return
 	}
+	r.replaceNode(e, r.boxed(e))
+}
+
+// boxed is the text of e passed through ʟbox, declared once per session.
+func (r *rewriter) boxed(e ast.Expr) string {
 	name := "ʟbox"
 	r.ctx.declare(name, func() string { return "func " + name + "(x interface{}) interface{} { return x }" })
-	r.replaceNode(e, name+"("+r.nodeText(e)+")")
+	return name + "(" + r.nodeText(e) + ")"
 }
 
 // ifaceTarget is the type e is converted to where it is a value of a var

@@ -109,6 +109,11 @@ func (r *rewriter) ifaceConv(n *ast.CallExpr) {
 	if t == nil || types.IsInterface(t) || !r.ctx.declaredType(t) || r.code.info.Types[x].IsNil() {
 		return
 	}
+	if _, asserted := r.parent().(*ast.TypeAssertExpr); asserted {
+		// any(b).(I) is asserted at once: stored first, yaegi's assertion
+		// to an interface would match by layout (typeparam/issue51700.go).
+		return
+	}
 	tt := r.ctx.typeText(to, r.subst)
 	v := r.ctx.name("iv")
 	val := "(" + r.nodeText(x) + ")"
