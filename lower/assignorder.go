@@ -80,6 +80,20 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 		}
 		lhs[i] = r.nodeText(e)
 	}
+	vals := r.valueTemps(&b, as)
+	// One assignment each, in order: yaegi's `i, j = a, b` of interface{}
+	// variables panics (reflect.Set ... interp.valueInterface).
+	for i := range lhs {
+		b.WriteString(lhs[i] + " = " + vals[i] + "; ")
+	}
+	b.WriteString("}")
+	r.replaceNode(as, b.String())
+}
+
+// valueTemps writes a temporary for each value of the tuple assignment as
+// that is not constant, typed as its left operand, and returns the texts to
+// assign (the temporaries and the constants).
+func (r *rewriter) valueTemps(b *strings.Builder, as *ast.AssignStmt) []string {
 	vals := make([]string, len(as.Rhs))
 	for i, e := range as.Rhs {
 		if r.code.info.Types[e].Value != nil {
@@ -89,20 +103,14 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 		t := r.ctx.name("tv")
 		vals[i] = t
 		typ := ""
-		if id, ok := as.Lhs[i].(*ast.Ident); !ok || id.Name != "_" {
+		if !isBlank(as.Lhs[i]) {
 			if lt := r.typeOf(as.Lhs[i]); lt != nil {
 				typ = " " + r.ctx.typeText(lt, r.subst)
 			}
 		}
 		b.WriteString("var " + t + typ + " = " + r.nodeText(e) + "; ")
 	}
-	// One assignment each, in order: yaegi's `i, j = a, b` of interface{}
-	// variables panics (reflect.Set ... interp.valueInterface).
-	for i := range lhs {
-		b.WriteString(lhs[i] + " = " + vals[i] + "; ")
-	}
-	b.WriteString("}")
-	r.replaceNode(as, b.String())
+	return vals
 }
 
 // indexSeesAssigned reports a left operand `x[i]` whose index reads a

@@ -50,22 +50,7 @@ func (r *rewriter) initAssign(st ast.Stmt) {
 	}
 	var b strings.Builder
 	b.WriteString("{ ")
-	vals := make([]string, len(as.Rhs))
-	for i, e := range as.Rhs {
-		if r.code.info.Types[e].Value != nil {
-			vals[i] = r.nodeText(e)
-			continue
-		}
-		t := r.ctx.name("tv")
-		vals[i] = t
-		typ := ""
-		if !isBlank(as.Lhs[i]) {
-			if lt := r.typeOf(as.Lhs[i]); lt != nil {
-				typ = " " + r.ctx.typeText(lt, r.subst)
-			}
-		}
-		b.WriteString("var " + t + typ + " = " + r.nodeText(e) + "; ")
-	}
+	vals := r.valueTemps(&b, as) // assignorder.go
 	lhs := make([]string, len(as.Lhs))
 	for i, e := range as.Lhs {
 		lhs[i] = r.nodeText(e)
