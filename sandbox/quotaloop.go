@@ -83,6 +83,10 @@ func (w *Worker) watchDisk(dir string, disk int64) {
 func (ws *diskWatchers) add(d *diskWatch) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	if d.w.diskForgotten { // it ended during the first walk: hold nothing past its end
+		d.close()
+		return
+	}
 	last := (ws.slot + diskSlots - 1) % diskSlots
 	ws.slots[last] = append(ws.slots[last], d)
 	d.slot = last
@@ -153,6 +157,7 @@ func (ws *diskWatchers) takeSlot(due []*diskWatch) (_ []*diskWatch, more bool) {
 // nothing of a worker is left when it was waited for.
 func (ws *diskWatchers) forget(w *Worker) {
 	ws.mu.Lock()
+	w.diskForgotten = true
 	d := ws.of[w]
 	if d != nil {
 		delete(ws.of, w)

@@ -82,17 +82,18 @@ type WorkerOptions struct {
 // Lock order: opMu or completeMu, then mu or the frame writer's lock; mu is
 // never held while writing to the socket or to Stdout/Stderr.
 type Worker struct {
-	cmd   *exec.Cmd
-	pid   int
-	exe   string
-	conn  *os.File      // the host's end of the protocol socket
-	fw    *frameWriter  // requests, on conn
-	dec   *hostDecoder  // the worker's frames, on conn: checked
-	log   *crashLog     // of the worker's own stderr (stdio[1])
-	stdio [2]*stdioPipe // the worker's own fd 1 and fd 2
-	ready chan struct{}
-	hello helloMsg      // the handshake, set before ready is closed
-	dead  chan struct{} // closed when the process was waited for and the reader ended
+	cmd           *exec.Cmd
+	pid           int
+	exe           string
+	conn          *os.File      // the host's end of the protocol socket
+	fw            *frameWriter  // requests, on conn
+	dec           *hostDecoder  // the worker's frames, on conn: checked
+	log           *crashLog     // of the worker's own stderr (stdio[1])
+	stdio         [2]*stdioPipe // the worker's own fd 1 and fd 2
+	ready         chan struct{}
+	hello         helloMsg      // the handshake, set before ready is closed
+	dead          chan struct{} // closed when the process was waited for and the reader ended
+	diskForgotten bool          // the disk watchers forgot it: a watcher that joins later closes at once (guarded by hostDiskWatchers.mu)
 
 	replies     chan event // the reply of the request in flight
 	completions chan event // the reply of Complete
