@@ -16,9 +16,12 @@ import (
 // when the cell's output did not end with a newline (fmt.Print("abc")
 // stays visible), and code output arriving meanwhile is drawn above it.
 func (it *interaction) readLine() (string, error) {
-	if !it.out.atLineStart() {
+	// A prompt directLine showed is on a line of its own; readline's
+	// first paint draws it again there.
+	if !it.direct.shown && !it.out.atLineStart() {
 		io.WriteString(it.out, "\n")
 	}
+	it.direct.shown = false
 	it.editing.Store(true)
 	defer it.editing.Store(false)
 	return it.rl.Readline()
@@ -33,6 +36,9 @@ type codeOutput struct{ it *interaction }
 
 func (c codeOutput) Write(p []byte) (int, error) {
 	if !c.it.editing.Load() {
+		if c.it.aboveDirectPrompt(p) {
+			return len(p), nil
+		}
 		return c.it.out.Write(p)
 	}
 	b := p
@@ -52,6 +58,8 @@ func (c codeOutput) Write(p []byte) (int, error) {
 func (it *interaction) redraw() {
 	if it.editing.Load() {
 		it.rl.Refresh()
+	} else {
+		it.redrawDirectPrompt()
 	}
 }
 

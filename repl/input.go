@@ -56,7 +56,9 @@ type inputFilter struct {
 	queueMu     sync.Mutex
 	queue       [][]byte
 	queuedBytes int           // bytes in queue
-	queued      chan struct{} // signalled when queue grows
+	queued      chan struct{} // signalled when queue grows, for Read
+	arrived     chan struct{} // signalled when queue grows, for takeLine's caller
+	reads       uint64        // Reads that returned input (guarded by queueMu)
 	eof         bool          // Read took the end of input (guarded by queueMu)
 	closed      chan struct{} // closed by Close
 	closeOnce   sync.Once
@@ -66,7 +68,7 @@ type inputFilter struct {
 }
 
 func newInputFilter(src io.Reader) *inputFilter {
-	return &inputFilter{src: src, direct: make(chan directText, 1), done: make(chan struct{}), queued: make(chan struct{}, 1), closed: make(chan struct{})}
+	return &inputFilter{src: src, direct: make(chan directText, 1), done: make(chan struct{}), queued: make(chan struct{}, 1), arrived: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
 // running installs the interrupt of the cell now running; nil when none.
@@ -260,6 +262,10 @@ func (f *inputFilter) enqueueAt(b []byte, must bool) {
 	case f.queued <- struct{}{}:
 	default:
 	}
+	select {
+	case f.arrived <- struct{}{}:
+	default:
+	}
 }
 
 // Read is readline's input: what is queued, as readline asks for it (it
@@ -291,6 +297,7 @@ func (f *inputFilter) Read(p []byte) (int, error) {
 				f.queue = f.queue[1:]
 			}
 			f.queuedBytes -= n
+			f.reads++
 			f.queueMu.Unlock()
 			return n, nil
 		}

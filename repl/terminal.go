@@ -46,6 +46,7 @@ type interaction struct {
 	rl     *readline.Instance
 	filter *inputFilter
 	whole  wholeLine
+	direct directWait
 	ctx    context.Context
 	width  atomic.Int64
 	onWide atomic.Pointer[func()]
@@ -195,19 +196,27 @@ func (it *interaction) loop() int {
 	var pending strings.Builder
 	for {
 		it.out.setLinger(false) // the prompt sends what the cell wrote
-		if pending.Len() == 0 {
-			it.setPrompt(Prompt)
-		} else {
-			it.setPrompt(ContPrompt)
+		prompt := Prompt
+		if pending.Len() > 0 {
+			prompt = ContPrompt
 		}
-		it.whole.begin()
-		line, err := it.readLine()
-		if text, ok := it.whole.take(); ok && err == nil && line == "" {
-			// The line arrived whole; readline saw only its Enter. Its
-			// echo waits for the cell's output (see outputLinger).
-			line = text
+		it.setPrompt(prompt)
+		line, direct := it.directLine(prompt)
+		var err error
+		if !direct {
+			it.whole.begin()
+			line, err = it.readLine()
+			it.readlineReturned(err)
+		}
+		if text, ok := it.whole.take(); direct || ok && err == nil && line == "" {
+			// The line arrived whole; readline saw only its Enter, or
+			// nothing (directline.go). Its echo waits for the cell's
+			// output (see outputLinger).
+			if !direct {
+				line = text
+			}
 			it.out.setLinger(true)
-			it.out.replaceHeld([]byte(text + "\n"))
+			it.out.replaceHeld([]byte(line + "\n"))
 		} else {
 			it.out.flushHeld() // readline's last repaints of the line
 		}

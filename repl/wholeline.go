@@ -21,7 +21,7 @@ import "sync/atomic"
 // a read that ended with one of those and held no other left nothing.
 type wholeLine struct {
 	fresh atomic.Bool            // set by the loop before each Readline
-	dirty bool                   // readline's reader goroutine only
+	dirty atomic.Bool            // written by readline's reader goroutine only
 	text  atomic.Pointer[string] // the line readline's next Enter ends
 }
 
@@ -47,13 +47,13 @@ func (w *wholeLine) read(b []byte, inEscape bool) []byte {
 	if len(b) == 0 {
 		return b
 	}
-	if first && !w.dirty && !inEscape && isWholeLine(b) {
+	if first && !w.dirty.Load() && !inEscape && isWholeLine(b) {
 		text := string(b[:len(b)-1])
 		w.text.Store(&text)
 		b[0] = b[len(b)-1]
 		b = b[:1]
 	}
-	w.dirty = hasStopKey(b[:len(b)-1])
+	w.dirty.Store(hasStopKey(b[:len(b)-1]))
 	return b
 }
 

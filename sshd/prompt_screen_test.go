@@ -185,3 +185,24 @@ func wrapRows(line string, cols int) []string {
 	}
 	return append(rows, strings.TrimRight(line, " "))
 }
+
+// TestScreenBackgroundOutputAtEmptyPrompt: at an empty prompt the loop
+// waits for a whole line without readline (repl/directline.go); a
+// goroutine's output then lands above the prompt too, a resize draws the
+// prompt again, and the next line, typed key by key, is readline's.
+func TestScreenBackgroundOutputAtEmptyPrompt(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{})
+	s, id := openScreen(t, h, 80, 24)
+	run(s, `import ("fmt"; "os"; "time")`)
+	run(s, `go func() { for { if _, err := os.Stat("go"); err == nil { break }; time.Sleep(5 * time.Millisecond) }; fmt.Print("tick") }()`)
+	if err := os.WriteFile(filepath.Join(h.Root, id, "files", "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.WaitTail("tick", "go>")
+	s.Resize(60, 24)
+	s.WaitTail("tick", "go>")
+	s.Type("1 + 2")
+	s.WaitLast("go> 1 + 2")
+	s.Keys("Enter")
+	s.WaitTail("tick", "go> 1 + 2", "3", "go>")
+}
