@@ -311,8 +311,18 @@ func (in *Interp) show(v reflect.Value, last, output bool) {
 		return
 	}
 	if s, ok := formatValues(vals, output); ok {
+		if w, ok := in.stdout.(lastWriter); ok && last {
+			w.WriteLast([]byte(s + "\n"))
+			return
+		}
 		io.WriteString(in.stdout, s+"\n")
 	}
+}
+
+// lastWriter is an output that can send a cell's last write with the
+// reply that follows it (the worker's streamWriter).
+type lastWriter interface {
+	WriteLast(p []byte) (int, error)
 }
 
 // source is code for run: a tree parsed for yaegi (yaegix.ParseStmts or

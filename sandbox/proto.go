@@ -88,6 +88,7 @@ type frameWriter struct {
 	w       io.Writer
 	buf     []byte
 	held    bool        // buf holds frames not yet written
+	timed   bool        // timer is armed for them
 	timer   *time.Timer // writes held frames after holdFor
 	holdErr error       // of a write of held frames by the timer
 }
@@ -117,8 +118,9 @@ func (f *frameWriter) hold(typ byte, id uint32, payload []byte) error {
 	if len(f.buf) >= chunkBytes {
 		return f.flushLocked()
 	}
-	if !f.held {
-		f.held = true
+	f.held = true
+	if !f.timed {
+		f.timed = true
 		if f.timer == nil {
 			f.timer = time.AfterFunc(holdFor, f.flushHeld)
 		} else {
@@ -128,9 +130,29 @@ func (f *frameWriter) hold(typ byte, id uint32, payload []byte) error {
 	return nil
 }
 
+// holdForSend is hold for a frame that the caller's next send follows at
+// once (a cell's shown value, before its result): it arms no timer, whose
+// Reset wakes the runtime's sleeping netpoller (an eventfd write and a
+// thread woken, per cell). A hold after it still arms one.
+func (f *frameWriter) holdForSend(typ byte, id uint32, payload []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.holdErr; err != nil {
+		f.holdErr = nil
+		return err
+	}
+	f.appendFrame(typ, id, payload)
+	if len(f.buf) >= chunkBytes {
+		return f.flushLocked()
+	}
+	f.held = true
+	return nil
+}
+
 func (f *frameWriter) flushHeld() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.timed = false
 	if f.held {
 		f.holdErr = f.flushLocked()
 	}
@@ -148,8 +170,9 @@ func (f *frameWriter) appendFrame(typ byte, id uint32, payload []byte) {
 }
 
 func (f *frameWriter) flushLocked() error {
-	if f.held {
-		f.held = false
+	f.held = false
+	if f.timed {
+		f.timed = false
 		f.timer.Stop()
 	}
 	_, err := f.w.Write(f.buf)
@@ -165,8 +188,12 @@ func (f *frameWriter) sendChunks(typ byte, id uint32, p []byte) error {
 	return f.chunks(f.send, typ, id, p)
 }
 
-// holdChunks holds p as frames of at most chunkBytes.
-func (f *frameWriter) holdChunks(typ byte, id uint32, p []byte) error {
+// holdChunks holds p as frames of at most chunkBytes; forSend: with
+// holdForSend.
+func (f *frameWriter) holdChunks(typ byte, id uint32, p []byte, forSend bool) error {
+	if forSend {
+		return f.chunks(f.holdForSend, typ, id, p)
+	}
 	return f.chunks(f.hold, typ, id, p)
 }
 

@@ -30,7 +30,9 @@ func (o *cellOutput) reset(limit int64, id uint32) {
 	o.mu.Unlock()
 }
 
-func (o *cellOutput) write(typ byte, p []byte) (int, error) {
+// write sends p as output of type typ; last says the request's reply
+// follows at once (see holdForSend).
+func (o *cellOutput) write(typ byte, p []byte, last bool) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.cut {
@@ -41,7 +43,7 @@ func (o *cellOutput) write(typ byte, p []byte) (int, error) {
 		keep = p[:o.limit-o.n]
 	}
 	o.n += int64(len(keep))
-	if err := o.fw.holdChunks(typ, o.id, keep); err != nil {
+	if err := o.fw.holdChunks(typ, o.id, keep, last); err != nil {
 		return 0, err
 	}
 	if len(keep) > 0 {
@@ -66,7 +68,11 @@ type streamWriter struct {
 	typ byte
 }
 
-func (w streamWriter) Write(p []byte) (int, error) { return w.o.write(w.typ, p) }
+func (w streamWriter) Write(p []byte) (int, error) { return w.o.write(w.typ, p, false) }
+
+// WriteLast is Write for the cell's last output, its shown value, which
+// the request's result follows at once (Interp.show).
+func (w streamWriter) WriteLast(p []byte) (int, error) { return w.o.write(w.typ, p, true) }
 
 // formatBytes writes n the way the flags take it: 4MiB, 512MiB, 1GiB.
 func formatBytes(n int64) string {
