@@ -13,8 +13,12 @@ var outputLinger = 2 * time.Millisecond
 // the cell's output when the cell prints nothing meanwhile: a cell slower
 // than outputLinger (a thousand sessions at once make most of them so)
 // still leaves as one write with its echo, value and prompt, not two. A
-// pasted line's echo 20 ms late is not seen; what the cell prints still
-// goes out outputLinger after it is written.
+// pasted line's echo 20 ms late is not seen. What the cell prints goes
+// out with the echo, at most echoLinger after it, or outputLinger after
+// it is written once the echo went: moving the echo's timer earlier for
+// the output cost a second timer Reset per cell, and a Reset to an
+// earlier time wakes the runtime's sleeping netpoller (an eventfd write
+// and a thread woken).
 var echoLinger = 20 * time.Millisecond
 
 // lingerState is the crlfWriter's lingering (guarded by its mu).
@@ -23,7 +27,6 @@ type lingerState struct {
 	held  bool        // what waits in held includes lingering writes
 	timer *time.Timer // sends them; nil until first needed
 	armed bool        // timer is set
-	echo  bool        // the timer runs for the echo alone (echoLinger)
 }
 
 // setLinger starts or ends lingering. Ending it sends nothing: the next
@@ -35,18 +38,18 @@ func (c *crlfWriter) setLinger(on bool) {
 }
 
 // lingerLocked notes a write that waits and makes sure the timer runs:
-// for echoLinger if the write is a whole line's echo, else outputLinger
-// (shortening the echo's wait once the cell prints).
+// for echoLinger if the write is a whole line's echo, else outputLinger.
+// A timer already armed sends this write too.
 func (c *crlfWriter) lingerLocked(echo bool) {
 	c.linger.held = true
-	if c.linger.armed && (echo || !c.linger.echo) {
+	if c.linger.armed {
 		return
 	}
 	d := outputLinger
 	if echo {
 		d = max(echoLinger, outputLinger)
 	}
-	c.linger.armed, c.linger.echo = true, echo
+	c.linger.armed = true
 	if c.linger.timer == nil {
 		c.linger.timer = time.AfterFunc(d, c.sendLingering)
 	} else {
@@ -64,7 +67,7 @@ func (c *crlfWriter) lingerLocked(echo bool) {
 func (c *crlfWriter) disarmLocked() {
 	if c.linger.armed {
 		c.linger.timer.Stop()
-		c.linger.armed, c.linger.echo = false, false
+		c.linger.armed = false
 	}
 }
 
@@ -72,7 +75,7 @@ func (c *crlfWriter) disarmLocked() {
 func (c *crlfWriter) sendLingering() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.linger.armed, c.linger.echo = false, false
+	c.linger.armed = false
 	if !c.linger.held {
 		return
 	}
@@ -88,7 +91,7 @@ func (c *crlfWriter) stopLinger() {
 	c.linger.on = false
 	if c.linger.timer != nil {
 		c.linger.timer.Stop()
-		c.linger.armed, c.linger.echo = false, false
+		c.linger.armed = false
 	}
 	c.mu.Unlock()
 	c.sendLingering()
