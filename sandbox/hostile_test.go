@@ -111,7 +111,7 @@ func TestHostileCorpus(t *testing.T) {
 func runHostile(t *testing.T, root string, hc hostileCase) {
 	opts := WorkerOptions{Dir: sessionDir(t, root), Allow: NewAllowlist(hc.allow), denyNet: hc.denyNet, Users: testUsers, Disk: testDisk, MaxThreads: DefaultMaxThreads}
 	if hc.raw {
-		opts.Args = []string{"worker", rawFramesArg}
+		opts.Executable, opts.Args = testBinary(t), []string{"worker", rawFramesArg}
 	}
 	w, out := startWorker(t, root, opts)
 	for _, cell := range hostileJournal {

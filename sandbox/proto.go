@@ -19,7 +19,7 @@ import (
 //
 // integers big endian. The worker's first frame is msgReady with its
 // helloMsg (protocol version and build id): the host refuses a worker that
-// is not its own build. The host sends one request at a time (warm, init,
+// is not the build it expects (binaryPin). The host sends one request at a time (warm, init,
 // eval, replay, udf list, udf call), each with a new id that its reply
 // carries, plus interrupt at any time and complete (ids of their own)
 // alongside; the worker streams the code's output as frames before the
@@ -61,7 +61,7 @@ const (
 )
 
 // protocolVersion changes with every change of the frames or payloads.
-const protocolVersion = 3
+const protocolVersion = 4
 
 const (
 	frameHeader = 9             // type, id, length
@@ -231,6 +231,7 @@ func readFrame(r io.Reader) (frame, error) {
 type helloMsg struct {
 	Protocol int
 	Build    string // buildID of the worker's binary
+	Sources  string `json:",omitempty"` // sourcesDigest, when its environment asks (workerSourcesVar)
 }
 
 // statsMsg is the payload of msgStatsReply: what the worker counts of

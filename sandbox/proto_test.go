@@ -16,8 +16,9 @@ import (
 // A worker of another build is refused at the handshake, with what to do.
 func TestHandshakeRefusesAnotherBuild(t *testing.T) {
 	_, err := StartWorker(context.Background(), WorkerOptions{
-		Dir:  sessionDir(t, t.TempDir()),
-		Args: []string{"worker", otherBuildArg},
+		Dir:        sessionDir(t, t.TempDir()),
+		Executable: testBinary(t),
+		Args:       []string{"worker", otherBuildArg},
 	})
 	if err == nil || !strings.Contains(err.Error(), `build "another-build"`) || !strings.Contains(err.Error(), "restart the host") {
 		t.Fatalf("err = %v; want the builds named and what to do", err)
@@ -87,7 +88,7 @@ func TestReplayChunkFits(t *testing.T) {
 // out of bounds) ends the worker with ErrProtocol, and Replay's index
 // stays within the journal.
 func TestForgedReplayReplyEndsWorker(t *testing.T) {
-	w, _ := startWorker(t, "", WorkerOptions{Args: []string{"worker", rawFramesArg}})
+	w, _ := startWorker(t, "", WorkerOptions{Executable: testBinary(t), Args: []string{"worker", rawFramesArg}})
 	cells := []string{"x := 1", "import \"replhost.test/raw\"\nraw.Frame('r', 2, `{\"Kind\":\"eval\",\"Records\":1000000}`)\nselect {}", "y := 2"}
 	n, err := w.Replay(context.Background(), cells)
 	var crash *CrashError
@@ -103,7 +104,7 @@ func TestForgedReplayReplyEndsWorker(t *testing.T) {
 // chose its own outcome), and the real one that follows, a reply with no
 // request in flight, ends the worker.
 func TestReplyWithNoRequestEndsWorker(t *testing.T) {
-	w, _ := startWorker(t, "", WorkerOptions{Args: []string{"worker", rawFramesArg}})
+	w, _ := startWorker(t, "", WorkerOptions{Executable: testBinary(t), Args: []string{"worker", rawFramesArg}})
 	if err := w.Eval(context.Background(), "import \"replhost.test/raw\"\nraw.Frame('r', 2, `{\"Kind\":\"ok\"}`)", false); err != nil {
 		t.Fatalf("Eval = %v; want the forged ok", err)
 	}

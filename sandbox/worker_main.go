@@ -47,7 +47,11 @@ func WorkerMain() int {
 	if workerTestHook != nil {
 		ws.extra = workerTestHook(conn)
 	}
-	if err := fw.send(msgReady, 0, mustJSON(helloMsg{Protocol: protocolVersion, Build: buildID()})); err != nil {
+	hello := helloMsg{Protocol: protocolVersion, Build: buildID()}
+	if os.Getenv(workerSourcesVar) != "" {
+		hello.Sources = sourcesDigest()
+	}
+	if err := fw.send(msgReady, 0, mustJSON(hello)); err != nil {
 		return 2
 	}
 	br := bufio.NewReaderSize(conn, 64<<10)

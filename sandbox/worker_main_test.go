@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/replhost/replhost/internal/workerbuild"
 )
 
 // helperHostEnv makes the test binary a host that starts that many workers,
@@ -24,8 +25,15 @@ const helperRootEnv = "REPLHOST_TEST_ROOT"
 // testMemory caps the test workers: small, so that memory bombs end fast.
 const testMemory = 256 << 20
 
+// workerBinEnv, set to 1, runs these tests with the worker binary
+// (cmd/replhost-worker) built beside the test binary, where a host finds
+// it as it finds it beside replhost: every worker started with Executable
+// "" is then one of it.
+const workerBinEnv = "REPLHOST_TEST_WORKER_BIN"
+
 // The worker of these tests is the test binary itself, started again with
-// WorkerEnv set, as the stdlib's exec tests do.
+// WorkerEnv set, as the stdlib's exec tests do; with workerBinEnv, the
+// worker binary.
 func TestMain(m *testing.M) {
 	if os.Getenv(WorkerEnv) != "" {
 		os.Exit(WorkerMain())
@@ -33,7 +41,41 @@ func TestMain(m *testing.M) {
 	if n := os.Getenv(helperHostEnv); n != "" {
 		os.Exit(helperHost(n))
 	}
-	os.Exit(m.Run())
+	if os.Getenv(workerBinEnv) == "1" {
+		os.Exit(withWorkerBinary(m))
+	}
+	code := m.Run()
+	workerbuild.Cleanup()
+	os.Exit(code)
+}
+
+// withWorkerBinary runs the tests with the worker binary beside the test
+// binary.
+func withWorkerBinary(m *testing.M) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	bin := filepath.Join(filepath.Dir(self), WorkerBinaryName)
+	if err := workerbuild.Build(bin, ""); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer os.Remove(bin)
+	defer workerbuild.Cleanup()
+	return m.Run()
+}
+
+// testBinary is the test binary, for tests whose workers need its test
+// hooks (proto_hook_test.go) whichever binary is the default.
+func testBinary(tb testing.TB) string {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return exe
 }
 
 func helperHost(n string) int {

@@ -36,8 +36,8 @@ func threadNice() (int, error) {
 	return 20 - prio, err
 }
 
-func workerEnv() []string {
-	return append([]string{
+func workerEnv(askSources bool) []string {
+	env := []string{
 		WorkerEnv + "=1",
 		// net.Listen uses Multipath TCP by default since Go 1.24, which
 		// Landlock's TCP rules do not cover: plain TCP keeps them in force.
@@ -52,7 +52,11 @@ func workerEnv() []string {
 		// interpreter's writers (typed io.Writer) instead of leaving them
 		// the process's fd 1 and 2, which the user never sees.
 		yaegix.SpecialStdio,
-	}, raceEnv...)
+	}
+	if askSources {
+		env = append(env, workerSourcesVar+"=1")
+	}
+	return append(env, raceEnv...)
 }
 
 // workerCommand is the command of a worker process: the protocol socket is
@@ -60,11 +64,12 @@ func workerEnv() []string {
 // stdioPipe), it runs in a process group
 // of its own from the root directory (until init moves it to its session),
 // and it gets SIGKILL when the thread that started it exits.
-func workerCommand(exe string, args []string, proto, stdout, stderr *os.File) *exec.Cmd {
+// askSources has it report its sources in its handshake (binaryPin).
+func workerCommand(exe string, args []string, askSources bool, proto, stdout, stderr *os.File) *exec.Cmd {
 	return &exec.Cmd{
 		Path:       exe,
 		Args:       append([]string{exe}, args...),
-		Env:        workerEnv(),
+		Env:        workerEnv(askSources),
 		Dir:        "/",
 		ExtraFiles: []*os.File{proto},
 		Stdout:     stdout,

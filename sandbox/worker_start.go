@@ -43,14 +43,13 @@ func spawnWorker(ctx context.Context, exe string, args []string, timeout time.Du
 }
 
 func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.Duration, cgroups bool) (*Worker, error) {
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("start worker: %w", err)
-		}
+	exe, args, err := workerBinary(exe, args)
+	if err != nil {
+		return nil, err
 	}
-	if args == nil {
-		args = []string{"worker"}
+	pin, err := pinBinary(exe)
+	if err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	timeout = startTimeout(timeout)
 	closeInheritedOnExec()
@@ -64,7 +63,7 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 		child.Close()
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	cmd := workerCommand(exe, args, child, childOut, childErr)
+	cmd := workerCommand(exe, args, pin.asksSources(), child, childOut, childErr)
 	err = startProcess(cmd)
 	child.Close()
 	childOut.Close()
@@ -103,7 +102,7 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 	defer t.Stop()
 	select {
 	case <-w.ready:
-		if err := checkHello(w.hello, exe); err != nil {
+		if err := pin.check(w.hello, exe); err != nil {
 			w.kill("handshake refused")
 			<-w.dead
 			return nil, fmt.Errorf("start worker: %w", err)

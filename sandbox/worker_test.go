@@ -150,7 +150,7 @@ func TestWorkerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Split(strings.TrimRight(string(env), "\x00"), "\x00"), workerEnv(); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got, want := strings.Split(strings.TrimRight(string(env), "\x00"), "\x00"), workerEnv(false); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("worker environment %q; want only %q", got, want)
 	}
 	base, err := startNice, startNiceErr
