@@ -11,10 +11,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replhost/replhost/sandbox"
 )
 
-// replhostBin is the replhost binary these tests run, built once.
-var replhostBin string
+// replhostBin is the replhost binary these tests run, built once, with
+// the worker binary beside it (workerBin), as go install ./cmd/... puts
+// them.
+var replhostBin, workerBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "replhost-bin-")
@@ -22,11 +26,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	replhostBin = filepath.Join(dir, "replhost")
-	build := exec.Command("go", "build", "-o", replhostBin, ".")
+	replhostBin, workerBin = filepath.Join(dir, "replhost"), filepath.Join(dir, sandbox.WorkerBinaryName)
+	build := exec.Command("go", "build", "-o", dir+"/", ".", "../replhost-worker")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build replhost:", err)
+		fmt.Fprintln(os.Stderr, "build replhost and its worker:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -50,12 +54,18 @@ var listeningRE = regexp.MustCompile(`msg="replhost listening" addr=([0-9.:\[\]]
 // arguments, and waits until it listens. It is killed at the end of the test.
 func startHostProc(tb testing.TB, root string, args ...string) *hostProc {
 	tb.Helper()
+	return startHostProcOf(tb, replhostBin, root, args...)
+}
+
+// startHostProcOf is startHostProc with another replhost binary.
+func startHostProcOf(tb testing.TB, bin, root string, args ...string) *hostProc {
+	tb.Helper()
 	logFile, err := os.CreateTemp(tb.TempDir(), "host-*.log")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	all := append([]string{"serve", "--listen", "127.0.0.1:0", "--root", root}, args...)
-	cmd := exec.Command(replhostBin, all...)
+	cmd := exec.Command(bin, all...)
 	cmd.Dir = filepath.Dir(root)
 	cmd.Stderr = logFile
 	out, err := cmd.StdoutPipe()

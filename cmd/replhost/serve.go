@@ -38,7 +38,7 @@ type serveConfig struct {
 	maxThreads                                                                 int
 	auditCode, perSourcePenalties                                              bool
 	allowPkg                                                                   listFlag
-	workerUser, trustedUserCAKeys                                              string
+	workerUser, trustedUserCAKeys, workerBin                                   string
 	maxStartups                                                                sshd.MaxStartups
 	perSourceMaxStartups                                                       sshd.PerSourceLimit
 
@@ -82,6 +82,7 @@ func serveFlags(stdout, stderr io.Writer) (*flag.FlagSet, *serveConfig) {
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.Var(&c.logLevel, "log-level", "least level logged: debug, info, warn or error (default info; SIGHUP reloads it)")
 	fs.StringVar(&c.workerUser, "worker-user", "", "uids workers run as: FIRST-LAST (one per session), a user or uid (shared), or empty: one per session from a range picked by --root (when root)")
+	fs.StringVar(&c.workerBin, "worker-bin", "", "binary each session's worker runs (process isolation): empty is "+sandbox.WorkerBinaryName+" beside this binary if there is one, else this binary (replhost worker); either must be of this host's build")
 	fs.IntVar(&c.maxThreads, "max-threads", sandbox.DefaultMaxThreads, "threads per session's worker (pids cgroup)")
 	fs.Var(&c.disk, "disk", "disk quota per session: files, unpacked archives, packages and inodes (e.g. 1GiB)")
 	fs.Var(&c.maxStartups, "max-startups", "start:rate:full: past start unauthenticated connections refuse new ones with rate% chance, rising to all at full (sshd's MaxStartups)")
@@ -272,6 +273,9 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		return err
 	}
 	log.Info("replhost listening", "addr", l.Addr().String(), "root", c.root, "isolation", c.isolation)
+	if c.isolation == "process" {
+		log.Info("workers", "binary", cmp.Or(c.workerBin, defaultWorkerBinary()))
+	}
 	if node != nil {
 		log.Info("joined cluster", "node", c.cluster.node, "etcd", c.cluster.etcd)
 	}
@@ -394,7 +398,11 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 		if size == 0 {
 			size = -1 // PoolOptions: 0 is the default, negative none
 		}
-		pool := sandbox.NewPool(sandbox.PoolOptions{Size: size, MaxSize: c.poolMax, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
+		workerBin, err := workerBinary(c.workerBin)
+		if err != nil {
+			return nil, nil, err
+		}
+		pool := sandbox.NewPool(sandbox.PoolOptions{Executable: workerBin, Size: size, MaxSize: c.poolMax, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
 		outputCap := int64(c.outputCap)
 		return repl.InWorkersFor(pool, func(spec repl.EvaluatorSpec) sandbox.WorkerOptions {
 			lim := c.limitsFor(spec.Owner)
@@ -403,6 +411,31 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 		}), pool, nil
 	}
 	return nil, nil, fmt.Errorf("--isolation %q: want process or inproc", c.isolation)
+}
+
+// workerBinary is --worker-bin made absolute (workers start in /), after a
+// check that it is an executable file; "" stays "" (sandbox's default).
+func workerBinary(flag string) (string, error) {
+	if flag == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(flag)
+	if err != nil {
+		return "", fmt.Errorf("--worker-bin: %w", err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("--worker-bin %s: not an executable file", flag)
+	}
+	return abs, nil
+}
+
+// defaultWorkerBinary names the binary workers run without --worker-bin.
+func defaultWorkerBinary() string {
+	exe, err := sandbox.DefaultWorkerBinary()
+	if err != nil {
+		return err.Error()
+	}
+	return exe
 }
 
 // configuredUser is the check of a session.json's owner (hostile input):
