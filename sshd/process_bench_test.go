@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/replhost/replhost/internal/testhost"
+	"github.com/replhost/replhost/internal/workerbuild"
 )
 
 // BenchmarkLoginToPromptProcess is BenchmarkLoginToPrompt with each session
@@ -37,11 +38,15 @@ func pss(tb testing.TB, pid int) int64 {
 
 // BenchmarkIdleSessionMemory opens 200 idle sessions with process
 // isolation and reports the PSS per session: the host's growth plus the
-// workers, from /proc/<pid>/smaps_rollup. Run with -benchtime 1x.
+// workers, from /proc/<pid>/smaps_rollup. The workers run the worker
+// binary (cmd/replhost-worker, built like this test binary), as an
+// installed host's do. Run with -benchtime 1x.
 func BenchmarkIdleSessionMemory(b *testing.B) {
 	const sessions = 200
+	bin := workerbuild.Binary(b)
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true})
+		h := testhost.Start(b, testhost.Options{Repl: benchRepl(), Process: true, WorkerBinary: bin})
 		host := os.Getpid()
 		before := pss(b, host)
 		c := h.Dial(b, "alice")

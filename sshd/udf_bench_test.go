@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/replhost/replhost/internal/testhost"
+	"github.com/replhost/replhost/internal/workerbuild"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
 	gossh "golang.org/x/crypto/ssh"
@@ -35,7 +36,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(sandbox.WorkerEnv) != "" {
 		os.Exit(benchWorker(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	workerbuild.Cleanup() // BenchmarkIdleSessionMemory's worker binary
+	os.Exit(code)
 }
 
 func benchWorker(args []string) int {

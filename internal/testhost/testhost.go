@@ -40,6 +40,10 @@ type Options struct {
 	// (0: 256 MiB).
 	Process bool
 	Memory  int64
+	// WorkerBinary, with Process, is the binary the workers run instead
+	// of the test binary: a cmd/replhost-worker built like it
+	// (internal/workerbuild), as a host installed with it runs.
+	WorkerBinary string
 }
 
 // ServeWorker makes a test binary a worker when the host started it as one;
@@ -96,7 +100,11 @@ func Start(tb testing.TB, opts Options) *Host {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		pool := sandbox.NewPool(sandbox.PoolOptions{Executable: exe, Args: []string{"-test.run=^$"}})
+		args := []string{"-test.run=^$"}
+		if opts.WorkerBinary != "" {
+			exe, args = opts.WorkerBinary, nil
+		}
+		pool := sandbox.NewPool(sandbox.PoolOptions{Executable: exe, Args: args})
 		tb.Cleanup(func() { pool.Close() })
 		mem := opts.Memory
 		if mem == 0 {
