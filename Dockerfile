@@ -27,14 +27,17 @@ COPY . .
 # toolchain stamps from .git in the context (a clone, not a worktree), or
 # the one given: docker build --build-arg COMMIT=$(git rev-parse HEAD) .
 ARG COMMIT=
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-X main.commit=${COMMIT}" -o /out/replhost ./cmd/replhost
+# replhost-worker is each session's worker, without the host's packages
+# (docs/memory.md); replhost runs it when it sits beside it. One build, so
+# that both have the same build settings (the host checks them).
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-X main.commit=${COMMIT}" -o /out/ ./cmd/replhost ./cmd/replhost-worker
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --no-create-home --shell /usr/sbin/nologin replhost-worker \
  && install -d -m 0700 /var/lib/replhost /etc/replhost
-COPY --from=build /out/replhost /usr/local/bin/replhost
+COPY --from=build /out/replhost /out/replhost-worker /usr/local/bin/
 VOLUME /var/lib/replhost
 EXPOSE 2222 9090
 ENV REPLHOST_ROOT=/var/lib/replhost \

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,4 +47,17 @@ func isExecutable(path string) bool {
 func DefaultWorkerBinary() (string, error) {
 	exe, _, err := workerBinary("", nil)
 	return exe, err
+}
+
+// CheckWorkerBinary starts a worker of exe ("": the default, see
+// WorkerOptions.Executable) as far as its handshake and ends it, so that a
+// host refuses to start with a worker binary that is not of its build
+// rather than fail every login.
+func CheckWorkerBinary(ctx context.Context, exe string) error {
+	w, err := spawnWorkerIn(ctx, exe, nil, 0, false)
+	if err != nil {
+		return err
+	}
+	w.Close()
+	return nil
 }

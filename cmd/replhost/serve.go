@@ -402,6 +402,9 @@ func evaluatorFor(c *serveConfig) (repl.NewEvaluator, *sandbox.Pool, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := sandbox.CheckWorkerBinary(context.Background(), workerBin); err != nil {
+			return nil, nil, err
+		}
 		pool := sandbox.NewPool(sandbox.PoolOptions{Executable: workerBin, Size: size, MaxSize: c.poolMax, MaxThreads: c.maxThreads, Disk: int64(c.disk), Users: workerUsers})
 		outputCap := int64(c.outputCap)
 		return repl.InWorkersFor(pool, func(spec repl.EvaluatorSpec) sandbox.WorkerOptions {

@@ -88,6 +88,27 @@ func TestWorkerBinFlag(t *testing.T) {
 	}
 }
 
+// A worker binary of another build (here: other build tags) stops the
+// host at its start with one line naming the difference and what to do.
+func TestWorkerBinaryOfAnotherBuild(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "replhost-worker")
+	build := exec.Command("go", "build", "-tags", "replhost_other_build", "-o", other, "../replhost-worker")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(replhostBin, "serve", "--listen", "127.0.0.1:0", "--root", filepath.Join(t.TempDir(), "root"), "--worker-bin", other)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("serve with a worker of another build: exit 0 (%q); want a failure", out)
+	}
+	got := strings.TrimSpace(string(out))
+	for _, want := range []string{other, `-tags="replhost_other_build"`, "go install ./cmd/..."} {
+		if strings.Count(got, "\n") != 0 || !strings.Contains(got, want) {
+			t.Errorf("serve printed %q; want one line with %q", got, want)
+		}
+	}
+}
+
 func copyExecutable(t *testing.T, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)

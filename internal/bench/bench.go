@@ -24,7 +24,7 @@ import (
 
 // Config is what a bench run measures and how much.
 type Config struct {
-	Replhost      string        // replhost binary; "" builds this module's cmd/replhost
+	Replhost      string        // replhost binary; "" builds this module's cmd/replhost and cmd/replhost-worker
 	Yaegi         string        // yaegi CLI; "" builds go.mod's version
 	Rows          []string      // rows to run (names in allRows); nil: all
 	Rounds        int           // A B rounds per row
@@ -71,7 +71,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (Config, error) {
 	c := Config{Stdout: stdout, Log: stderr}
 	fs := flag.NewFlagSet("replbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.Replhost, "replhost", "", "replhost binary (default: go build of this module's cmd/replhost)")
+	fs.StringVar(&c.Replhost, "replhost", "", "replhost binary (default: go build of this module's cmd/replhost, with cmd/replhost-worker beside it)")
 	fs.StringVar(&c.Yaegi, "yaegi", "", "yaegi CLI (default: go build github.com/traefik/yaegi/cmd/yaegi at go.mod's version)")
 	rows := fs.String("rows", strings.Join(allRows, ","), "rows to measure: "+strings.Join(allRows, ","))
 	fs.IntVar(&c.Rounds, "rounds", 5, "A B rounds per row")
@@ -263,10 +263,11 @@ func Run(c Config) (err error) {
 func (r *run) build() error {
 	if r.Replhost == "" {
 		r.Replhost = filepath.Join(r.dir, "replhost")
-		r.logf("building replhost")
-		// As the Dockerfile builds it: without cgo, go-landlock's psx
-		// is the runtime's AllThreadsSyscall, not libpsx's signal-and-spin.
-		if err := goBuild(r.Replhost, "github.com/replhost/replhost/cmd/replhost", "CGO_ENABLED=0"); err != nil {
+		r.logf("building replhost and its worker binary")
+		// As the Dockerfile builds them: without cgo, go-landlock's psx
+		// is the runtime's AllThreadsSyscall, not libpsx's signal-and-spin;
+		// replhost-worker beside replhost, which runs its workers from it.
+		if err := goBuild(r.dir+"/", "github.com/replhost/replhost/cmd/replhost github.com/replhost/replhost/cmd/replhost-worker", "CGO_ENABLED=0"); err != nil {
 			return err
 		}
 	}
@@ -280,11 +281,13 @@ func (r *run) build() error {
 	return nil
 }
 
-func goBuild(out, pkg string, env ...string) error {
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
+// goBuild builds the packages pkgs (separated by spaces) into out, a
+// directory if it ends in a slash.
+func goBuild(out, pkgs string, env ...string) error {
+	cmd := exec.Command("go", append([]string{"build", "-trimpath", "-o", out}, strings.Fields(pkgs)...)...)
 	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s (run the bench from the replhost module): %v\n%s", pkg, err, b)
+		return fmt.Errorf("go build %s (run the bench from the replhost module): %v\n%s", pkgs, err, b)
 	}
 	return nil
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 )
 
-// bins holds replbench, replhost and the yaegi CLI, built once in TestMain.
+// bins holds replbench, replhost, replhost-worker and the yaegi CLI, built
+// once in TestMain.
 var bins string
 
 func TestMain(m *testing.M) {
@@ -20,12 +21,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for name, pkg := range map[string]string{
-		"replbench": "github.com/replhost/replhost/cmd/replbench",
-		"replhost":  "github.com/replhost/replhost/cmd/replhost",
-		"yaegi":     "github.com/traefik/yaegi/cmd/yaegi",
+	for out, pkgs := range map[string]string{
+		filepath.Join(dir, "replbench"): "github.com/replhost/replhost/cmd/replbench",
+		// replhost with its worker binary beside it, as the bench builds them.
+		dir + "/":                   "github.com/replhost/replhost/cmd/replhost github.com/replhost/replhost/cmd/replhost-worker",
+		filepath.Join(dir, "yaegi"): "github.com/traefik/yaegi/cmd/yaegi",
 	} {
-		if err := goBuild(filepath.Join(dir, name), pkg, "CGO_ENABLED=0"); err != nil {
+		if err := goBuild(out, pkgs, "CGO_ENABLED=0"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.RemoveAll(dir)
 			os.Exit(1)
