@@ -123,8 +123,10 @@ func pinBinary(exe string) (*binaryPin, error) {
 func (p *binaryPin) asksSources() bool { return !p.own && !p.verified.Load() }
 
 // check compares a worker's handshake with the pin, in the words of
-// go-plugin's HandshakeConfig check: what differs and what to do.
-func (p *binaryPin) check(h helloMsg, exe string) error {
+// go-plugin's HandshakeConfig check: what differs and what to do. A
+// worker asked for its sources must report the host's, and verifies the
+// binary; one not asked is accepted once the binary is verified.
+func (p *binaryPin) check(h helloMsg, exe string, askedSources bool) error {
 	if h.Protocol != protocolVersion || h.Build != p.build {
 		return fmt.Errorf("worker %s speaks protocol %d of build %q; this host speaks protocol %d of build %q: "+
 			"the worker binary must be the one the host started first (was the binary replaced while the host runs? restart the host)",
@@ -133,12 +135,14 @@ func (p *binaryPin) check(h helloMsg, exe string) error {
 	if p.other != nil {
 		return fmt.Errorf("worker %s %v: install both from one build (go install ./cmd/...)", exe, p.other)
 	}
-	if p.asksSources() {
+	if askedSources {
 		if h.Sources != sourcesDigest() {
 			return fmt.Errorf("worker %s was built from other sources (%q) than this host (%q): install both from one build (go install ./cmd/...)",
 				exe, cutText(h.Sources, 80), sourcesDigest())
 		}
 		p.verified.Store(true)
+	} else if p.asksSources() {
+		return fmt.Errorf("worker %s: its sources were not checked", exe)
 	}
 	return nil
 }

@@ -54,7 +54,15 @@ func DefaultWorkerBinary() (string, error) {
 // host refuses to start with a worker binary that is not of its build
 // rather than fail every login.
 func CheckWorkerBinary(ctx context.Context, exe string) error {
-	w, err := spawnWorkerIn(ctx, exe, nil, 0, false)
+	exe, args, err := workerBinary(exe, nil)
+	if err != nil {
+		return err
+	}
+	pin, err := pinBinary(exe)
+	if err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	w, err := spawnPinned(ctx, exe, args, 0, false, pin, pin.asksSources())
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,21 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
+	if pin.asksSources() {
+		// Hashing its sources maps ~1 MB of the binary into the worker
+		// that does it: a probe does, and ends.
+		probe, err := spawnPinned(ctx, exe, args, timeout, false, pin, true)
+		if err != nil {
+			return nil, err
+		}
+		probe.Close()
+	}
+	return spawnPinned(ctx, exe, args, timeout, cgroups, pin, false)
+}
+
+// spawnPinned starts a worker of the binary pin describes; askSources has
+// its handshake report its sources (binaryPin.check).
+func spawnPinned(ctx context.Context, exe string, args []string, timeout time.Duration, cgroups bool, pin *binaryPin, askSources bool) (*Worker, error) {
 	timeout = startTimeout(timeout)
 	closeInheritedOnExec()
 	host, child, err := socketPair()
@@ -63,7 +78,7 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 		child.Close()
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	cmd := workerCommand(exe, args, pin.asksSources(), child, childOut, childErr)
+	cmd := workerCommand(exe, args, askSources, child, childOut, childErr)
 	err = startProcess(cmd)
 	child.Close()
 	childOut.Close()
@@ -102,7 +117,7 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 	defer t.Stop()
 	select {
 	case <-w.ready:
-		if err := pin.check(w.hello, exe); err != nil {
+		if err := pin.check(w.hello, exe, askSources); err != nil {
 			w.kill("handshake refused")
 			<-w.dead
 			return nil, fmt.Errorf("start worker: %w", err)
