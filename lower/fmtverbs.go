@@ -142,6 +142,8 @@ func (r *rewriter) boxAs(a ast.Expr, iface string) {
 	text := r.nodeText(a)
 	if tv := r.code.info.Types[a]; tv.Value != nil {
 		text = r.constText(types.TypeAndValue{Type: r.concrete(tv.Type), Value: tv.Value})
+	} else if kept, ok := r.keptText(r.typeOf(a), text); ok {
+		text = kept // %w's operand asserted or errors.As'd later (keepvalue.go)
 	}
 	r.replaceNode(a, "func() "+iface+" { return "+text+" }()")
 }

@@ -62,6 +62,12 @@ func (r *rewriter) ifaceConvArg(call *ast.CallExpr) {
 		if _, ok := types.Unalias(it).(*types.TypeParam); ok || r.code.info.Types[conv.Args[0]].IsNil() {
 			continue
 		}
-		r.replaceNode(a, "("+r.nodeText(conv.Args[0])+")")
+		text := r.nodeText(conv.Args[0])
+		if r.compiledIface(pt) {
+			if kept, ok := r.keptText(at, text); ok {
+				text = kept // keepvalue.go
+			}
+		}
+		r.replaceNode(a, "("+text+")")
 	}
 }

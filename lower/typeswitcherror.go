@@ -22,8 +22,10 @@ import (
 // does. A labelled switch with an init statement is left as it is (the
 // init needs a block of its own, which the label cannot name); so are
 // instances of generic code, whose cases typeSwitchInstance rewrites.
+// Nor does it match a `case T:` of a struct type held in a ʟkeep box
+// (keepvalue.go), which the assertion finds: those are rewritten too.
 func (r *rewriter) errorTypeSwitch(s *ast.TypeSwitchStmt) {
-	if r.subst != nil || !hasErrorCase(r.code.info, s) {
+	if r.subst != nil || !hasErrorCase(r.code.info, s) && !r.hasKeepCase(s) {
 		return
 	}
 	_, labeled := r.parent().(*ast.LabeledStmt)
@@ -81,6 +83,20 @@ func hasErrorCase(info *types.Info, s *ast.TypeSwitchStmt) bool {
 		for _, e := range st.(*ast.CaseClause).List {
 			if tv := info.Types[e]; tv.IsType() && types.Identical(tv.Type, types.Universe.Lookup("error").Type()) {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasKeepCase reports a case of a type keepvalue.go boxes.
+func (r *rewriter) hasKeepCase(s *ast.TypeSwitchStmt) bool {
+	for _, st := range s.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if tv := r.code.info.Types[e]; tv.IsType() {
+				if _, ok := r.keepType(tv.Type); ok {
+					return true
+				}
 			}
 		}
 	}

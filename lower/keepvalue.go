@@ -1,0 +1,206 @@
+package lower
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// yaegi v0.16.1 converts a value of an interpreted struct type to a
+// compiled interface (error, fmt.Stringer) in a wrapper whose first field
+// is getConcreteValue of the value: an interpreted struct has no reflect
+// methods, so it is taken for yaegi's own emulated interface and replaced
+// by its last non-nil field. The methods still run, but the value is gone:
+// `err.(MyErr)`, a `case MyErr:` and errors.As find nothing
+// (go1.13-errors-wrap). A struct whose one field is that value survives:
+// getConcreteValue hands on the field, whole. So the front end converts a
+// ʟkeep box (`type ʟkeep_T struct{ T }`, T's methods promoted) instead of
+// T: the wrapper then holds T itself, which assertions, type switches,
+// errors.As and %T see as T. The box is never seen by the program: every
+// way out of the wrapper yields what it holds.
+
+// keepValue boxes e, of a struct type of the session's, where it is
+// converted to a compiled interface.
+func (r *rewriter) keepValue(e ast.Expr) {
+	to := r.convTarget(e)
+	if to == nil || !r.compiledIface(substType(to, r.subst)) {
+		return
+	}
+	if text, ok := r.keptText(r.typeOf(e), r.nodeText(e)); ok {
+		r.replaceNode(e, text)
+	}
+}
+
+// keptText is text, a value of type t, in t's ʟkeep box when yaegi would
+// lose it in a compiled interface's wrapper; ok is false otherwise.
+func (r *rewriter) keptText(t types.Type, text string) (string, bool) {
+	named, ok := r.keepType(t)
+	if !ok {
+		return "", false
+	}
+	tt := r.ctx.typeText(named, nil)
+	name := "ʟkeep_" + mangle(tt) + "_" + shortHash(named.Underlying().String())
+	r.ctx.declare(name, func() string { return "type " + name + " struct{ " + tt + " }" })
+	// In parentheses: yaegi stores a bare literal in an interface without
+	// its methods (ifacelit.go).
+	return "(" + name + "{" + text + "})", true
+}
+
+// keepType reports a package-level, non-generic struct type of the
+// session's with methods and fields: the values yaegi's wrapper loses.
+func (r *rewriter) keepType(t types.Type) (*types.Named, bool) {
+	if t == nil {
+		return nil, false
+	}
+	named, ok := types.Unalias(substType(t, r.subst)).(*types.Named)
+	if !ok || named.TypeArgs().Len() > 0 || named.TypeParams().Len() > 0 {
+		return nil, false
+	}
+	obj := named.Obj()
+	if obj.Pkg() == nil || !r.ctx.chk.local(obj.Pkg()) || obj.Parent() != obj.Pkg().Scope() {
+		return nil, false
+	}
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok || st.NumFields() == 0 || types.NewMethodSet(named).Len() == 0 {
+		return nil, false
+	}
+	return named, true
+}
+
+// compiledIface reports a non-empty interface yaegi converts to with a
+// wrapper: error, or one a standard package declares (the session's cells
+// and source packages are interpreted, and so are their interfaces).
+func (r *rewriter) compiledIface(t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok || it.Empty() {
+		return false
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	p := named.Obj().Pkg()
+	return p == nil || !r.ctx.chk.local(p) && stdPkgPath(p.Path())
+}
+
+// stdPkgPath reports an import path of the standard library's form (no
+// dot in its first element).
+func stdPkgPath(path string) bool {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '.':
+			return false
+		case '/':
+			return true
+		}
+	}
+	return true
+}
+
+// convTarget is the type e is implicitly converted to by its parent: the
+// variable of a declaration or an assignment, a result of a return, a
+// parameter of a call, the operand type of a conversion, an element of a
+// composite literal, the element of a channel send; nil elsewhere.
+func (r *rewriter) convTarget(e ast.Expr) types.Type {
+	if t := r.ifaceTarget(e); t != nil {
+		return t
+	}
+	switch p := r.parent().(type) {
+	case *ast.CallExpr:
+		return r.argTarget(p, e)
+	case *ast.CompositeLit:
+		return r.eltTarget(p, e, false)
+	case *ast.KeyValueExpr:
+		if lit, ok := r.grandparent().(*ast.CompositeLit); ok {
+			return r.eltTarget(lit, e, e == p.Key)
+		}
+	case *ast.SendStmt:
+		if ch, ok := r.typeOf(p.Chan).Underlying().(*types.Chan); ok && e == p.Value {
+			return ch.Elem()
+		}
+	}
+	return nil
+}
+
+func (r *rewriter) grandparent() ast.Node {
+	if len(r.stack) < 3 {
+		return nil
+	}
+	return r.stack[len(r.stack)-3]
+}
+
+// argTarget is the parameter type argument e of call is passed to, or the
+// type of a conversion.
+func (r *rewriter) argTarget(call *ast.CallExpr, e ast.Expr) types.Type {
+	if tv, ok := r.code.info.Types[call.Fun]; ok && tv.IsType() {
+		if len(call.Args) == 1 && call.Args[0] == e {
+			return tv.Type
+		}
+		return nil
+	}
+	sig, ok := r.typeOf(call.Fun).(*types.Signature)
+	if !ok {
+		if t := r.typeOf(call.Fun); t != nil {
+			sig, ok = t.Underlying().(*types.Signature)
+		}
+		if !ok {
+			return nil
+		}
+	}
+	for i, a := range call.Args {
+		if a != e {
+			continue
+		}
+		n := sig.Params().Len()
+		switch {
+		case sig.Variadic() && i >= n-1:
+			if call.Ellipsis.IsValid() {
+				return nil
+			}
+			return sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+		case i < n:
+			return sig.Params().At(i).Type()
+		}
+	}
+	return nil
+}
+
+// eltTarget is the type of the element, key or field e of lit.
+func (r *rewriter) eltTarget(lit *ast.CompositeLit, e ast.Expr, key bool) types.Type {
+	t := r.typeOf(lit)
+	if t == nil {
+		return nil
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		if !key {
+			return u.Elem()
+		}
+	case *types.Array:
+		if !key {
+			return u.Elem()
+		}
+	case *types.Map:
+		if key {
+			return u.Key()
+		}
+		return u.Elem()
+	case *types.Struct:
+		for i, el := range lit.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok && kv.Value == e {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					if f, ok := r.code.info.Uses[id].(*types.Var); ok {
+						return f.Type()
+					}
+				}
+				return nil
+			}
+			if el == e && i < u.NumFields() {
+				return u.Field(i).Type()
+			}
+		}
+	}
+	return nil
+}
