@@ -49,7 +49,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.ifaceVariadic(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
-		r.ifaceBox(e) // see ifacebox.go
+		r.ifaceBox(e)  // see ifacebox.go
 		r.keepValue(e) // see keepvalue.go
 	}
 	r.selfFuncs(n)
