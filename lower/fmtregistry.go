@@ -102,6 +102,11 @@ func (r *rewriter) registerFmtType(n *types.Named, key string) {
 	if cases == "" {
 		return
 	}
+	if asErr := r.asErrorCases(n); asErr != "" {
+		// A %w operand of a slice (fmtmirror.AsError): the value as an
+		// error, which fmt.Errorf wraps and errors.As finds.
+		cases = "case " + rt + ".AsError: switch w := v.(" + rt + ".AsError); w.V.(type) { " + asErr + "}; return nil, false; " + cases
+	}
 	r.fmtRegistry()
 	// A variable of its own, set by a call: a second `var _` of the
 	// session, or an initializer that assigns the registry of an earlier
@@ -139,4 +144,22 @@ func (r *rewriter) callsRecover(e ast.Expr) bool {
 		return !found
 	})
 	return found
+}
+
+// asErrorCases are the cases of a type switch on w.V converting n or *n
+// to error (keepvalue.go's box for a struct value).
+func (r *rewriter) asErrorCases(n *types.Named) string {
+	var cases string
+	for _, t := range []types.Type{n, types.NewPointer(n)} {
+		if !types.Implements(t, errorType) {
+			continue
+		}
+		tt := r.ctx.typeText(t, nil)
+		val := "w.V.(" + tt + ")"
+		if kept, ok := r.keptText(t, val); ok {
+			val = kept
+		}
+		cases += "case " + tt + ": var e error = " + val + "; return e, true; "
+	}
+	return cases
 }

@@ -25,6 +25,7 @@ func init() {
 	rt := Runtime[rtPath+"/rt"]
 	rt["MirrorArgs"] = reflect.ValueOf(fmtmirror.Args)
 	rt["MirrorFormatArgs"] = reflect.ValueOf(fmtmirror.FormatArgs)
+	rt["AsError"] = reflect.ValueOf((*fmtmirror.AsError)(nil))
 }
 
 // printSpread rewrites the spread operand of n, a call of a print

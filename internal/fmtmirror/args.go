@@ -31,13 +31,31 @@ func FormatArgs(format string, args []any, conv func(any) any) []any {
 			out[i] = Dynamic(a, 0, 0, conv)
 		case sharpV:
 			out[i] = Dynamic(a, 0, Syntax, nil)
-		case 'p', 'w', 0:
+		case 'w':
+			out[i] = asError(a, conv)
+		case 'p', 0:
 			out[i] = a
 		default:
 			out[i] = Dynamic(a, 0, Bare, nil)
 		}
 	}
 	return out
+}
+
+// AsError asks conv for V as an error: a value of an interpreted error
+// type in an []any is yaegi's wrapper, no error to fmt's %w; the
+// session's conv converts it in interpreted code, which makes it one.
+type AsError struct{ V any }
+
+// asError is a, an operand of %w, as an error when conv makes it one.
+func asError(a any, conv func(any) any) any {
+	if _, ok := a.(error); ok || a == nil || conv == nil {
+		return a
+	}
+	if e, ok := conv(AsError{a}).(error); ok && e != nil {
+		return e
+	}
+	return a
 }
 
 // sharpV stands for %#v among the verbs.

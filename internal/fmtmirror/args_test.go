@@ -35,3 +35,25 @@ func TestOperandVerbs(t *testing.T) {
 		})
 	}
 }
+
+// A %w operand that is no error is handed to conv as AsError, and what
+// conv makes of it is wrapped; an error, or a value conv does not know,
+// is left as it is.
+func TestFormatArgsWrapAsError(t *testing.T) {
+	type opaque struct{ n int }
+	known := opaque{1}
+	conv := func(v any) any {
+		if w, ok := v.(AsError); ok && w.V == any(known) {
+			return fmt.Errorf("known %d", known.n)
+		}
+		return v
+	}
+	plain := fmt.Errorf("plain")
+	out := FormatArgs("%w %w %w", []any{known, plain, opaque{2}}, conv)
+	if err := fmt.Errorf("%w %w %w", out...); err.Error() != "known 1 plain %!w(fmtmirror.opaque={2})" {
+		t.Errorf("got %q", err)
+	}
+	if out[1] != any(plain) {
+		t.Errorf("an error operand was replaced: %v", out[1])
+	}
+}
