@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/types"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,8 @@ import (
 func init() {
 	Runtime[rtPath+"/rt"]["TypeName"] = reflect.ValueOf(TypeName)
 	Runtime[rtPath+"/rt"]["Inner"] = reflect.ValueOf(Inner)
+	Runtime[rtPath+"/rt"]["WrapperMethods"] = reflect.ValueOf(WrapperMethods)
+	Runtime[rtPath+"/rt"]["MethodsCover"] = reflect.ValueOf(MethodsCover)
 }
 
 // dynamicTypeName replaces interface operand a of a %T by code that
@@ -38,39 +41,98 @@ func (r *rewriter) dynamicTypeName(a ast.Expr) bool {
 	name := func(t types.Type) string {
 		return strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
 	}
+	if text, ok := r.convertedTypeName(a); ok {
+		r.replaceNode(a, text)
+		return true
+	}
+	rt := r.ctx.qualify(rtPath)
 	shared := m.sharedLayouts()
-	var cases, layouts strings.Builder
+	var cases, layouts, wrapped strings.Builder
 	for _, n := range named {
 		if types.IsInterface(n) || hasTypeParam(n) {
 			continue
 		}
+		_, isStruct := n.Underlying().(*types.Struct)
 		for _, t := range []types.Type{n, types.NewPointer(n)} {
 			tt := r.ctx.typeText(t, r.subst)
-			if types.NewMethodSet(t).Len() > 0 {
+			ms := types.NewMethodSet(t)
+			if ms.Len() > 0 {
 				cases.WriteString("case " + tt + ": return " + name(t) + "; ")
 			}
-			if _, isStruct := n.Underlying().(*types.Struct); isStruct && !shared[m.layout(n, 0)] {
+			if isStruct && !shared[m.layout(n, 0)] {
 				layouts.WriteString("if _, ok := v.(" + tt + "); ok { return " + name(t) + " }; ")
+			}
+			if !isStruct && ms.Len() > 0 {
+				// In a compiled interface's wrapper, a value of a
+				// non-struct type is its underlying value: it is one of
+				// the types whose methods cover the interface's, when
+				// only one does.
+				var names []string
+				for i := range ms.Len() {
+					names = append(names, ms.At(i).Obj().Name())
+				}
+				wrapped.WriteString("if _, ok := v.(" + tt + "); ok && " + rt + ".MethodsCover(ms, " + strconv.Quote(strings.Join(names, " ")) + ") { nm, c = " + name(t) + ", c+1 }; ")
 			}
 		}
 	}
-	if cases.Len() == 0 && layouts.Len() == 0 {
+	if cases.Len() == 0 && layouts.Len() == 0 && wrapped.Len() == 0 {
 		return false
 	}
 	text := "func(v any) string { "
 	if cases.Len() > 0 {
 		text += "switch v.(type) { " + cases.String() + "}; "
 	}
-	if layouts.Len() > 0 {
+	if wrapped.Len() > 0 {
+		text += "ms := " + rt + ".WrapperMethods(v); "
+	}
+	if layouts.Len() > 0 || wrapped.Len() > 0 {
 		// A value converted to an interface of a compiled package (error)
 		// is yaegi's wrapper of it: asserted by what it holds.
-		text += "v = " + r.ctx.qualify(rtPath) + ".Inner(v); " + layouts.String()
+		text += "v = " + rt + ".Inner(v); " + layouts.String()
 	}
-	text += "return " + r.ctx.qualify(rtPath) + ".TypeName(v) }(" + r.nodeText(a) + ")"
+	if wrapped.Len() > 0 {
+		text += "if ms != nil { nm, c := \"\", 0; " + wrapped.String() + "if c == 1 { return nm } }; "
+	}
+	text += "return " + rt + ".TypeName(v) }(" + r.nodeText(a) + ")"
 	if len(text) > maxMirrorText {
 		return false
 	}
 	r.replaceNode(a, text)
+	return true
+}
+
+// convertedTypeName is code naming the static type of x for %T of
+// I(x), x of a concrete type of the session's: yaegi keeps no type for a
+// value without methods in an interface (`any(Celsius(2))` is a float64).
+func (r *rewriter) convertedTypeName(a ast.Expr) (string, bool) {
+	conv, ok := ast.Unparen(a).(*ast.CallExpr)
+	if !ok || len(conv.Args) != 1 || !r.code.info.Types[conv.Fun].IsType() {
+		return "", false
+	}
+	t := r.typeOf(conv.Args[0])
+	if t == nil || types.IsInterface(t) || !r.ctx.declaredType(t) || r.code.info.Types[conv.Args[0]].IsNil() {
+		return "", false
+	}
+	n := strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() }))
+	return "func(any) string { return " + n + " }(" + r.nodeText(a) + ")", true
+}
+
+// WrapperMethods is the method names of the compiled interface whose
+// yaegi wrapper v is, or nil.
+func WrapperMethods(v any) []string {
+	names, _ := yaegix.IfaceMethods(reflect.ValueOf(v))
+	return names
+}
+
+// MethodsCover reports whether every name in ms is one of the
+// space-separated names of have.
+func MethodsCover(ms []string, have string) bool {
+	set := strings.Fields(have)
+	for _, m := range ms {
+		if !slices.Contains(set, m) {
+			return false
+		}
+	}
 	return true
 }
 

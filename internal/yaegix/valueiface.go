@@ -53,3 +53,17 @@ func IfaceWrapped(v reflect.Value) (reflect.Value, bool) {
 	}
 	return v.Field(0).Elem(), true
 }
+
+// IfaceMethods returns the names of the methods of the compiled interface
+// whose yaegi wrapper v is (its func fields, each named with one extra
+// first character, which yaegi's own lookup drops too); ok is false when v
+// is no such wrapper.
+func IfaceMethods(v reflect.Value) (names []string, ok bool) {
+	if _, ok := IfaceWrapped(v); !ok {
+		return nil, false
+	}
+	for i := 1; i < v.NumField(); i++ {
+		names = append(names, v.Type().Field(i).Name[1:])
+	}
+	return names, true
+}

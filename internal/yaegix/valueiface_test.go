@@ -60,3 +60,28 @@ func TestIfaceWrappedError(t *testing.T) {
 		t.Errorf("a compiled error taken for a wrapper")
 	}
 }
+
+// A struct whose one field is the value survives the wrapper whole (the
+// front end's ʟkeep box, lower/keepvalue.go), and IfaceMethods names the
+// interface's methods from the wrapper.
+func TestIfaceWrappedKeepsOneFieldBox(t *testing.T) {
+	i := interp.New(interp.Options{})
+	if _, err := i.Eval("type S struct{ A, B int }\nfunc (s S) Error() string { return \"s\" }\ntype K struct{ S }\nfunc keep() error { var e error = (K{S{1, 2}}); return e }"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval("keep()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := reflect.ValueOf(v.Interface())
+	inner, ok := yaegix.IfaceWrapped(w)
+	if !ok || fmt.Sprint(inner.Interface()) != "{1 2}" {
+		t.Errorf("K{S{1, 2}} as error: IfaceWrapped = %v, %v; want S whole", inner, ok)
+	}
+	if names, ok := yaegix.IfaceMethods(w); !ok || fmt.Sprint(names) != "[Error]" {
+		t.Errorf("IfaceMethods = %v, %v; want [Error]", names, ok)
+	}
+	if _, ok := yaegix.IfaceMethods(reflect.ValueOf(fmt.Errorf("x"))); ok {
+		t.Errorf("IfaceMethods of a compiled error: ok")
+	}
+}
