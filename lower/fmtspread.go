@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
 
 	"github.com/replhost/replhost/internal/fmtmirror"
 )
@@ -61,6 +62,45 @@ func (r *rewriter) printSpread(n *ast.CallExpr, pf struct{ format, first int }) 
 		return
 	}
 	r.replaceNode(spread, call)
+}
+
+// printTuple rewrites the one operand of n, a call of a print function
+// without a format, when it is a call with several results
+// (`fmt.Println(pair())`): the results are gathered in an []any and
+// printed as a spread operand is (printSpread), since no operand of its
+// own can be boxed.
+func (r *rewriter) printTuple(n *ast.CallExpr, pf struct{ format, first int }) bool {
+	if pf.format >= 0 || pf.first != 0 || len(n.Args) != 1 || n.Ellipsis.IsValid() || r.callsRecover(n.Args[0]) {
+		return false
+	}
+	tuple, ok := r.typeOf(n.Args[0]).(*types.Tuple)
+	if !ok || tuple.Len() < 2 {
+		return false
+	}
+	needed := false
+	names := make([]string, tuple.Len())
+	for i := range tuple.Len() {
+		t := substType(tuple.At(i).Type(), r.subst)
+		needed = needed || r.mentionsCellType(t) || types.IsInterface(t) && r.fmtDynamic()
+		names[i] = r.ctx.name("res")
+	}
+	if !needed {
+		return false
+	}
+	m := &mirror{r: r, path: map[*types.Named]int{}, pos: n.Args[0].Pos()}
+	m.rt = r.ctx.qualify(rtPath)
+	conv := m.convName(false)
+	list := strings.Join(names, ", ")
+	results := "func() []any { " + list + " := " + r.nodeText(n.Args[0]) + "; return []any{" + list + "} }()"
+	call := m.rt + ".MirrorArgs(" + results + ", " + conv + ")"
+	if m.conv != "nil" {
+		call = "func(" + m.conv + " func(any) any) []any { return " + call + " }(" + m.convText() + ")"
+	}
+	if len(call) > maxMirrorText {
+		return false
+	}
+	r.replaceNode(n.Args[0], call+"...")
+	return true
 }
 
 // pureFormat reports a format whose evaluation has no effect, so it may be

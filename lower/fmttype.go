@@ -32,18 +32,26 @@ func init() {
 // dynamicTypeName replaces interface operand a of a %T by code that
 // names its dynamic type as Go does; false when there is nothing to tell.
 func (r *rewriter) dynamicTypeName(a ast.Expr) bool {
+	text, ok := r.dynamicTypeText(a)
+	if ok {
+		r.replaceNode(a, text)
+	}
+	return ok
+}
+
+// dynamicTypeText is the code dynamicTypeName puts in a's place.
+func (r *rewriter) dynamicTypeText(a ast.Expr) (string, bool) {
 	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos()}
 	pkgLevel, extra := m.visibleTypes()
 	named := append(extra, pkgLevel...)
 	if len(named) == 0 {
-		return false
+		return "", false
 	}
 	name := func(t types.Type) string {
 		return strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
 	}
 	if text, ok := r.convertedTypeName(a); ok {
-		r.replaceNode(a, text)
-		return true
+		return text, true
 	}
 	rt := r.ctx.qualify(rtPath)
 	shared := m.sharedLayouts()
@@ -76,7 +84,7 @@ func (r *rewriter) dynamicTypeName(a ast.Expr) bool {
 		}
 	}
 	if cases.Len() == 0 && layouts.Len() == 0 && wrapped.Len() == 0 {
-		return false
+		return "", false
 	}
 	text := "func(v any) string { "
 	if cases.Len() > 0 {
@@ -95,10 +103,9 @@ func (r *rewriter) dynamicTypeName(a ast.Expr) bool {
 	}
 	text += "return " + rt + ".TypeName(v) }(" + r.nodeText(a) + ")"
 	if len(text) > maxMirrorText {
-		return false
+		return "", false
 	}
-	r.replaceNode(a, text)
-	return true
+	return text, true
 }
 
 // convertedTypeName is code naming the static type of x for %T of

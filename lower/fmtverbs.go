@@ -39,6 +39,9 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		r.printSpread(n, pf) // fmtspread.go
 		return
 	}
+	if r.printTuple(n, pf) { // fmtspread.go
+		return
+	}
 	args := n.Args[pf.first:]
 	if pf.format < 0 {
 		for _, a := range args {
@@ -55,6 +58,7 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 	format := constant.StringVal(tv.Value)
 	verbs, ok := parseVerbs(format)
 	if !ok {
+		r.printIndexed(n, pf, format) // fmtindexed.go
 		return
 	}
 	newFormat := []byte(format)
@@ -63,51 +67,57 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 		if k >= len(args) {
 			break
 		}
-		a := args[k]
-		t := r.typeOf(a)
-		if t == nil || r.callsRecover(a) || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
-			continue // (what an any holds may be a struct of the session's: %#v names it)
-		}
-		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
-			t = types.Default(t)
-		}
-		switch {
-		case v.verb == 'T':
-			if types.IsInterface(t) {
-				if r.dynamicTypeName(a) { // fmttype.go
-					newFormat[v.at] = 's'
-					changed = true
-				}
-				continue
-			}
-			if !pure(a) && r.code.info.Types[a].Value == nil {
-				continue
-			}
-			newFormat[v.at] = 's'
-			r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
-			changed = true
-		case v.verb == 'w' && types.Implements(t, errorType) && r.formats(t):
-			r.boxAs(a, "error") // Errorf wraps the error itself (its Format unused)
-		case v.verb == 'v' && v.sharp:
-			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
-		case v.verb != 'p' && r.formats(t):
-			r.boxDeep(a, t, false) // Format is called for every verb
-		case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
-		case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
-			b, ok := t.Underlying().(*types.Basic)
-			if !ok {
-				r.boxBare(a, t) // no methods for these verbs: parts unwrapped
-				continue
-			}
-			if t == types.Type(b) {
-				continue
-			}
-			r.replaceNode(a, b.Name()+"("+r.nodeText(a)+")")
-		}
+		changed = r.fmtOperand(args[k], v, newFormat) || changed
 	}
 	if changed {
 		r.replaceNode(n.Args[pf.format], strconv.Quote(string(newFormat)))
 	}
+}
+
+// fmtOperand lowers operand a of a format call, printed by verb v; it
+// reports whether it changed the verb in newFormat (%T became %s).
+func (r *rewriter) fmtOperand(a ast.Expr, v verb, newFormat []byte) (changed bool) {
+	t := r.typeOf(a)
+	if t == nil || r.callsRecover(a) || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
+		return false // (what an any holds may be a struct of the session's: %#v names it)
+	}
+	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		t = types.Default(t)
+	}
+	switch {
+	case v.verb == 'T':
+		if types.IsInterface(t) {
+			if r.dynamicTypeName(a) { // fmttype.go
+				newFormat[v.at] = 's'
+				changed = true
+			}
+			return changed
+		}
+		if !pure(a) && r.code.info.Types[a].Value == nil {
+			return false
+		}
+		newFormat[v.at] = 's'
+		r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
+		changed = true
+	case v.verb == 'w' && types.Implements(t, errorType) && r.formats(t):
+		r.boxAs(a, "error") // Errorf wraps the error itself (its Format unused)
+	case v.verb == 'v' && v.sharp:
+		r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
+	case v.verb != 'p' && r.formats(t):
+		r.boxDeep(a, t, false) // Format is called for every verb
+	case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):
+	case strings.ContainsRune("bcdoOUeEfFgGxXq", v.verb):
+		b, ok := t.Underlying().(*types.Basic)
+		if !ok {
+			r.boxBare(a, t) // no methods for these verbs: parts unwrapped
+			return false
+		}
+		if t == types.Type(b) {
+			return false
+		}
+		r.replaceNode(a, b.Name()+"("+r.nodeText(a)+")")
+	}
+	return changed
 }
 
 // boxMethods boxes an operand of a concrete type of the session that
