@@ -51,8 +51,11 @@ type mirror struct {
 	// syntax says it is for %#v: the type switch (convText) rebuilds what
 	// an interface holds in Go syntax, with its type's name.
 	syntax bool
-	path   map[*types.Named]int // named types being rebuilt: recursion
-	pos    token.Pos            // where the operand is
+	// numeric says it is for a verb fmt calls only Format for (%d, %f):
+	// String and Error are not called, Format is (to its parts too).
+	numeric bool
+	path    map[*types.Named]int // named types being rebuilt: recursion
+	pos     token.Pos            // where the operand is
 
 	conv      string       // name of the type switch, once used ("nil": none)
 	convTypes []types.Type // the types it switches on
@@ -78,15 +81,21 @@ func (r *rewriter) boxDeep(a ast.Expr, t types.Type, show bool) bool {
 	return true
 }
 
-// boxBare rebuilds operand a of type t for a verb that calls no method
-// (%d of an []any): only what yaegi's wrappers hide is unwrapped.
+// boxBare rebuilds operand a of type t for a verb that calls no String
+// or Error (%d of an []any): what yaegi's wrappers hide is unwrapped, and
+// parts with a Format method (`%d` of a struct with a Money field) are
+// handed over with it.
 func (r *rewriter) boxBare(a ast.Expr, t types.Type) {
-	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos()}
-	if !m.needs(t, 0, true) {
+	m := &mirror{r: r, numeric: true, path: map[*types.Named]int{}, pos: a.Pos()}
+	if !m.needs(t, 0, false) {
 		return
 	}
 	m.rt = r.ctx.qualify(rtPath)
-	if text := m.gen(t, "("+r.nodeText(a)+")", 0, true); len(text) <= maxMirrorText {
+	text := m.gen(t, "("+r.nodeText(a)+")", 0, false)
+	if m.conv != "" && m.conv != "nil" {
+		text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+	}
+	if len(text) <= maxMirrorText {
 		r.replaceNode(a, text)
 	}
 }
@@ -124,7 +133,7 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
 		return false
 	}
-	if !bare && (m.hasMethod(t) || m.r.formats(t)) {
+	if !bare && (!m.numeric && m.hasMethod(t) || m.r.formats(t)) {
 		return true
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
@@ -178,7 +187,7 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 	if !bare && m.r.formats(t) {
 		return m.genFormatter(t, tt, x)
 	}
-	if !bare && m.hasMethod(t) {
+	if !bare && !m.numeric && m.hasMethod(t) {
 		conv := m.rt + "." + formattedFn(t, false) + "(v.String())"
 		if types.Implements(t, errorType) {
 			conv = m.rt + "." + formattedFn(t, true) + "(v.Error())"
@@ -203,6 +212,9 @@ func (m *mirror) gen(t types.Type, x string, depth int, bare bool) string {
 		}
 		if bare {
 			flags |= fmtmirror.Bare
+		}
+		if m.numeric {
+			flags |= fmtmirror.Numeric
 		}
 		// any(x): a non-empty interface handed to native code as it is
 		// loses yaegi's wrapper, and with it the interpreted type.

@@ -1,6 +1,10 @@
 package lower
 
-import "go/types"
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
 
 // A Format(fmt.State, rune) method of the session's types is called by fmt
 // for every verb (but %T and %p), before GoString, Error and String. yaegi
@@ -41,4 +45,42 @@ func (m *mirror) genFormatter(t types.Type, tt, x string) string {
 		body = "if v == nil { return nil }; " + body
 	}
 	return "func(v " + tt + ") any { " + body + " }(" + x + ")"
+}
+
+// formatterBehind boxes a, of a compiled interface type t (error,
+// fmt.Stringer), in code that hands fmt the Format method of what it
+// holds when that is a struct of the session's with one: yaegi's wrapper
+// has only t's methods, so fmt called Error or String where Go calls
+// Format. (A struct is asserted out of the wrapper whole, keepvalue.go; a
+// non-struct value is only its underlying value there.) It reports
+// whether it boxed a.
+func (r *rewriter) formatterBehind(a ast.Expr, t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok || it.Empty() || !r.ctx.chk.declaresFmtMethods() {
+		return false
+	}
+	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos()}
+	pkgLevel, extra := m.visibleTypes()
+	var b strings.Builder
+	for _, n := range append(extra, pkgLevel...) {
+		if _, isStruct := n.Underlying().(*types.Struct); !isStruct || hasTypeParam(n) {
+			continue
+		}
+		for _, pt := range []types.Type{n, types.NewPointer(n)} {
+			if !r.formats(pt) || !types.Implements(pt, it) {
+				continue
+			}
+			tt := r.ctx.typeText(pt, r.subst)
+			b.WriteString("if x, ok := v.(" + tt + "); ok { ")
+			if _, isPtr := pt.(*types.Pointer); isPtr {
+				b.WriteString("if x == nil { return nil }; ")
+			}
+			b.WriteString("return " + r.ctx.qualify(rtPath) + ".MirrorFormatter(x.Format) }; ")
+		}
+	}
+	if b.Len() == 0 {
+		return false
+	}
+	r.replaceNode(a, "func(v "+r.ctx.typeText(t, r.subst)+") any { "+b.String()+"return v }("+r.nodeText(a)+")")
+	return true
 }

@@ -78,7 +78,13 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 // reports whether it changed the verb in newFormat (%T became %s).
 func (r *rewriter) fmtOperand(a ast.Expr, v verb, newFormat []byte) (changed bool) {
 	t := r.typeOf(a)
-	if t == nil || r.callsRecover(a) || !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
+	if t == nil || r.callsRecover(a) {
+		return false
+	}
+	if !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
+		if v.verb != 'T' && v.verb != 'p' && v.verb != 'w' && !v.sharp && types.IsInterface(t) {
+			r.formatterBehind(a, t) // an error holding a Format type's value
+		}
 		return false // (what an any holds may be a struct of the session's: %#v names it)
 	}
 	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
@@ -173,7 +179,9 @@ func (r *rewriter) methodIface(t types.Type) string {
 // when the session declared methods a value in it could have.
 func (r *rewriter) boxDynamic(a ast.Expr, t types.Type) bool {
 	if !r.fmtDynamic() || r.methodIface(t) != "" && !r.ctx.declaredType(t) {
-		return false // the interface itself is error or a Stringer: yaegi keeps it
+		// The interface itself is error or a Stringer: yaegi keeps its
+		// method, but not a Format of what it holds (fmtformat.go).
+		return r.formatterBehind(a, t)
 	}
 	// Comma-ok assertions to literal interfaces (fmtdeep.go): yaegi v0.16.1
 	// gets a type switch on them wrong, and an assertion to error fails in

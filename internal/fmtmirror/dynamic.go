@@ -17,6 +17,10 @@ const (
 	// syntax) called, other wrappers unwrapped, and interpreted structs
 	// conv does not know left as they are (their type's name is unknown).
 	Syntax
+	// Numeric: for a verb fmt calls only Format for (%d, %f): conv's
+	// result is kept only when it is a Formatter (String and Error are
+	// not called), and the walk goes on below the others.
+	Numeric
 )
 
 // maxDynamicDepth bounds how deep Dynamic walks a value (a slice of any
@@ -33,15 +37,26 @@ const maxDynamicDepth = 12
 // rebuilt, or the value itself when none matches.
 // depth is where v is in the printed operand (0: at its top).
 func Dynamic(v any, depth, flags int, conv func(any) any) any {
-	w := walker{conv: conv, show: flags&Show != 0, syntax: flags&Syntax != 0}
+	w := walker{conv: conv, show: flags&Show != 0, syntax: flags&Syntax != 0, numeric: flags&Numeric != 0}
 	out, _ := w.walk(v, depth, flags&Bare != 0)
 	return out
 }
 
 type walker struct {
-	conv   func(any) any
-	show   bool
-	syntax bool
+	conv    func(any) any
+	show    bool
+	syntax  bool
+	numeric bool
+}
+
+// kept reports whether conv's result r stands for the value: always,
+// except for a Numeric verb, which calls no String or Error.
+func (w *walker) kept(r any) bool {
+	if !w.numeric {
+		return true
+	}
+	_, ok := r.(Formatter)
+	return ok
 }
 
 // walk returns the mirror of v and whether it differs from v.
@@ -59,7 +74,7 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 			return nil, true
 		}
 		if !bare && w.conv != nil {
-			if r := w.conv(v); r == nil || !isWrapped(reflect.TypeOf(r)) {
+			if r := w.conv(v); (r == nil || !isWrapped(reflect.TypeOf(r))) && w.kept(r) {
 				return r, true
 			}
 		}
@@ -74,7 +89,7 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 		if !bare && w.conv != nil {
 			// yaegi stores some values of the session's struct types
 			// plain: conv knows them by their layout.
-			if r := w.conv(v); reflect.TypeOf(r) != t {
+			if r := w.conv(v); reflect.TypeOf(r) != t && w.kept(r) {
 				return r, true
 			}
 		}
@@ -93,7 +108,7 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 				if r := w.conv(elem); reflect.TypeOf(r) != t.Elem() {
 					return NewGoPtr(r), true
 				}
-			} else if r := w.conv(v); reflect.TypeOf(r) != t {
+			} else if r := w.conv(v); reflect.TypeOf(r) != t && w.kept(r) {
 				return r, true
 			}
 		}
