@@ -2,6 +2,7 @@ package fmtmirror_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
@@ -58,5 +59,35 @@ func TestDynamicLeavesCompiledValues(t *testing.T) {
 	in := []any{1, "x", fmt.Errorf("e")}
 	if got := fmtmirror.Dynamic(in, 0, 0, nil); fmt.Sprint(got) != "[1 x e]" {
 		t.Errorf("got %v", got)
+	}
+}
+
+// Under a Numeric verb only conv's Formatters stand for a value: a String
+// conv made is not called (the walk unwraps it instead), a Format is.
+func TestDynamicNumericKeepsFormatters(t *testing.T) {
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Use(interp.Exports{"example.com/fm/fm": {"NewFormatter": reflect.ValueOf(fmtmirror.NewFormatter)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Eval("import (\"fmt\"; \"example.com/fm\")\ntype C int\nfunc (c C) String() string { return \"C!\" }\ntype M int\nfunc (m M) Format(f fmt.State, verb rune) { fmt.Fprintf(f, \"M%c\", verb) }"); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := i.Eval("[]any{C(1), M(2)}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Eval("func conv(v any) any { switch v.(type) { case C: return v.(C).String(); case M: return fm.NewFormatter(v.(M).Format) }; return v }"); err != nil {
+		t.Fatal(err)
+	}
+	conv, err := i.Eval("conv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%d", fmtmirror.Dynamic(vals.Interface(), 0, fmtmirror.Numeric, conv.Interface().(func(any) any)))
+	if got != "[1 Md]" {
+		t.Errorf("got %s; want [1 Md]", got)
 	}
 }
