@@ -1,8 +1,10 @@
 package lower
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
+	"reflect"
 	"strings"
 )
 
@@ -83,4 +85,92 @@ func (r *rewriter) formatterBehind(a ast.Expr, t types.Type) bool {
 	}
 	r.replaceNode(a, "func(v "+r.ctx.typeText(t, r.subst)+") any { "+b.String()+"return v }("+r.nodeText(a)+")")
 	return true
+}
+
+// fmt.Errorf formats a %w operand as %v, by its Format method when it has
+// one, and wraps it. yaegi's wrapper of the session's error hands fmt its
+// Error only. So formatWrapped prints each %w operand with a Format by
+// %v, through a function that also keeps the operand, as an error, in a
+// variable (its slot: ʟwN), and rewrapErrorf wraps the slots around the
+// call's result (rt.Rewrap): the message is the call's, and
+// errors.Unwrap, Is and As find each operand as Go's do.
+
+func init() {
+	Runtime[rtPath+"/rt"]["Rewrap"] = reflect.ValueOf(Rewrap)
+}
+
+// formatWrapped returns, by operand index, the text that replaces each %w
+// operand of n, a call of fmt.Errorf, whose type has a Format method;
+// nil when there is none or n cannot be rewritten.
+func (r *rewriter) formatWrapped(n *ast.CallExpr, verbs []verb, args []ast.Expr) map[int]string {
+	if fn := calledFunc(r.code.info, n); fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "fmt" || fn.Name() != "Errorf" {
+		return nil
+	}
+	switch r.parent().(type) {
+	case *ast.DeferStmt, *ast.GoStmt:
+		return nil // its operands are evaluated at the statement
+	}
+	var slots map[int]string
+	for k, v := range verbs {
+		if k >= len(args) || v.verb != 'w' {
+			continue
+		}
+		t := r.typeOf(args[k])
+		if t == nil || types.IsInterface(t) || !r.formats(t) || !types.Implements(t, errorType) || r.callsRecover(args[k]) {
+			continue
+		}
+		if slots == nil {
+			slots = map[int]string{}
+		}
+		tt := r.ctx.typeText(t, r.subst)
+		kept, ok := r.keptText(t, "v")
+		if !ok {
+			kept = "v"
+		}
+		body := ""
+		if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
+			body = "if v == nil { return nil }; "
+		}
+		slot := fmt.Sprintf("ʟw%d", len(slots))
+		slots[k] = "func(v " + tt + ") any { " + slot + " = " + kept + "; " + body + "return " + r.ctx.qualify(rtPath) + ".MirrorFormatter(v.Format) }(" + r.nodeText(args[k]) + ")"
+	}
+	return slots
+}
+
+// rewrapErrorf wraps n, whose n slots formatWrapped filled, in the code
+// that declares them and wraps them around n's result.
+func (r *rewriter) rewrapErrorf(n *ast.CallExpr, count int) {
+	names := make([]string, count)
+	for i := range names {
+		names[i] = fmt.Sprintf("ʟw%d", i)
+	}
+	list := strings.Join(names, ", ")
+	r.replaceNode(n, "func() error { var "+list+" error; return "+r.ctx.qualify(rtPath)+".Rewrap("+r.nodeText(n)+", "+list+") }()")
+}
+
+// Rewrap is an error with err's message that wraps what err wraps, then
+// each of more, as fmt.Errorf's %w does (its *fmt.wrapError for one, its
+// *fmt.wrapErrors for several): the message is printed by "%.0w"s, which
+// print nothing.
+func Rewrap(err error, more ...error) error {
+	var wrapped []any
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			wrapped = append(wrapped, e)
+		}
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			wrapped = append(wrapped, e)
+		}
+	}
+	for _, e := range more {
+		if e != nil {
+			wrapped = append(wrapped, e)
+		}
+	}
+	if len(wrapped) == 0 {
+		return err
+	}
+	return fmt.Errorf(strings.ReplaceAll(err.Error(), "%", "%%")+strings.Repeat("%.0w", len(wrapped)), wrapped...)
 }

@@ -63,14 +63,24 @@ func (r *rewriter) printCall(n *ast.CallExpr) {
 	}
 	newFormat := []byte(format)
 	changed := false
+	slots := r.formatWrapped(n, verbs, args)
 	for k, v := range verbs {
 		if k >= len(args) {
 			break
+		}
+		if slot, ok := slots[k]; ok {
+			newFormat[v.at] = 'v'
+			r.replaceNode(args[k], slot)
+			changed = true
+			continue
 		}
 		changed = r.fmtOperand(args[k], v, newFormat) || changed
 	}
 	if changed {
 		r.replaceNode(n.Args[pf.format], strconv.Quote(string(newFormat)))
+	}
+	if len(slots) > 0 {
+		r.rewrapErrorf(n, len(slots))
 	}
 }
 
@@ -105,8 +115,6 @@ func (r *rewriter) fmtOperand(a ast.Expr, v verb, newFormat []byte) (changed boo
 		newFormat[v.at] = 's'
 		r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
 		changed = true
-	case v.verb == 'w' && types.Implements(t, errorType) && r.formats(t):
-		r.boxAs(a, "error") // Errorf wraps the error itself (its Format unused)
 	case v.verb == 'v' && v.sharp:
 		r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
 	case v.verb != 'p' && r.formats(t):
