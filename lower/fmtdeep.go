@@ -138,7 +138,9 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		if n.Obj().Pkg() == nil && n.Obj().Name() == "error" {
-			return false // yaegi hands fmt an error with its method
+			// yaegi hands fmt an error with its method, but not with a
+			// Format of what it holds.
+			return depth > 0 && !bare && !m.syntax && m.formatterErrors()
 		}
 		if !m.session(n) || m.path[n] > 0 {
 			return false
@@ -602,4 +604,25 @@ func (r *rewriter) showFuncType(x ast.Expr, t types.Type) bool {
 // without adding an import of fmt).
 func fmtIface(t types.Type) bool {
 	return types.Implements(t, errorType) || types.Implements(t, stringerType)
+}
+
+// formatterErrors reports whether a struct type of the session's the
+// operand's site sees has both Error and Format (T or *T): an error part
+// may then hold one, whose Format fmt calls (fmtmirror's walk asks conv).
+func (m *mirror) formatterErrors() bool {
+	if !m.r.ctx.chk.declaresFmtMethods() {
+		return false
+	}
+	pkgLevel, extra := m.visibleTypes()
+	for _, n := range append(extra, pkgLevel...) {
+		if _, isStruct := n.Underlying().(*types.Struct); !isStruct || hasTypeParam(n) {
+			continue
+		}
+		for _, t := range []types.Type{n, types.NewPointer(n)} {
+			if m.r.formats(t) && types.Implements(t, errorType) {
+				return true
+			}
+		}
+	}
+	return false
 }

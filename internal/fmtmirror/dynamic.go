@@ -82,6 +82,13 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 		return inner, true
 	}
 	if t.Name() != "" {
+		if inner, ok := ifaceWrapped(rv); ok && !bare && w.conv != nil && !w.syntax && inner != nil {
+			// An error of the session's in an []error: conv knows it by
+			// what the wrapper holds, and gives its Format.
+			if r, ok := w.conv(inner).(Formatter); ok {
+				return r, true
+			}
+		}
 		return v, false // a compiled type prints as it is, with its methods
 	}
 	switch t.Kind() {

@@ -11,6 +11,21 @@ import (
 // map value or a field of interface type (yaegix.IsWrapped).
 func isWrapped(t reflect.Type) bool { return yaegix.IsWrapped(t) }
 
+// ifaceWrapped returns what v holds if v is yaegi's wrapper of an
+// interpreted value converted to a compiled interface
+// (yaegix.IfaceWrapped), which has that interface's methods only (an
+// Error, not a Format); nil if it cannot be read.
+func ifaceWrapped(v reflect.Value) (any, bool) {
+	inner, ok := yaegix.IfaceWrapped(v)
+	if !ok {
+		return nil, false
+	}
+	if !inner.IsValid() || !inner.CanInterface() {
+		return nil, true
+	}
+	return inner.Interface(), true
+}
+
 // unwrap returns the value such a wrapper holds; nil if none.
 func unwrap(v reflect.Value) any { return yaegix.Unwrap(v) }
 
