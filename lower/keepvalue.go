@@ -3,6 +3,7 @@ package lower
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 // yaegi v0.16.1 converts a value of an interpreted struct type to a
@@ -203,4 +204,90 @@ func (r *rewriter) eltTarget(lit *ast.CompositeLit, e ast.Expr, key bool) types.
 		}
 	}
 	return nil
+}
+
+// A value of the session's types in an empty interface (`var a any =
+// MyErr{…}`, what recover() returns after `panic(MyErr{…})`) asserted to
+// a compiled interface is converted by yaegi as the static conversion
+// was (the struct's last field kept), or not at all (`recover().(error)`
+// failed). keepAssert asks comma-ok assertions to the session's struct
+// types (and pointers to them) that implement the interface instead (a
+// type switch missed a value ʟbox stored; a non-struct type would match a
+// value of its underlying type), which convert the value found (a struct
+// in its box), and falls back to the assertion.
+
+// keepAssert lowers x.(I), x of an empty interface type and I a compiled
+// interface some of the session's types implement.
+func (r *rewriter) keepAssert(n *ast.TypeAssertExpr) {
+	if n.Type == nil {
+		return
+	}
+	withOK := false
+	switch p := r.parent().(type) {
+	case *ast.AssignStmt:
+		withOK = len(p.Lhs) == 2 && len(p.Rhs) == 1
+	case *ast.ValueSpec:
+		withOK = len(p.Names) == 2 && len(p.Values) == 1
+	}
+	if name, ok := r.keepAssertHelper(n.X, r.code.info.TypeOf(n.Type), withOK); ok {
+		r.replaceNode(n, name+"("+r.nodeText(n.X)+")")
+	}
+}
+
+// maxKeepCases bounds the types one assertion helper switches on.
+const maxKeepCases = 32
+
+// keepAssertHelper declares the helper asserting x, of an empty
+// interface type, to t and returns its name; ok is false when t is no
+// compiled interface or none of the session's types implements it.
+func (r *rewriter) keepAssertHelper(x ast.Expr, t types.Type, withOK bool) (string, bool) {
+	if t == nil || r.subst != nil {
+		return "", false
+	}
+	xt, isIface := r.typeOf(x).Underlying().(*types.Interface)
+	if !isIface || !xt.Empty() || !r.compiledIface(t) {
+		return "", false
+	}
+	it := t.Underlying().(*types.Interface)
+	scope := r.ctx.chk.scope()
+	var cases []string
+	for _, name := range scope.Names() {
+		tn, isType := scope.Lookup(name).(*types.TypeName)
+		if !isType || tn.IsAlias() || types.IsInterface(tn.Type()) {
+			continue
+		}
+		if named, isNamed := tn.Type().(*types.Named); !isNamed || named.TypeParams().Len() > 0 {
+			continue
+		}
+		if _, isStruct := tn.Type().Underlying().(*types.Struct); !isStruct {
+			continue // yaegi asserts an int in an any to `type code int` too
+		}
+		for _, ct := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			if !types.Implements(ct, it) {
+				continue
+			}
+			tt := r.ctx.typeText(ct, nil)
+			val, kept := r.keptText(ct, "v")
+			if !kept {
+				val = "v"
+			}
+			cases = append(cases, "if v, ok := x.("+tt+"); ok { return "+val+"%s }")
+		}
+	}
+	if len(cases) == 0 || len(cases) > maxKeepCases {
+		return "", false
+	}
+	tt := r.ctx.typeText(t, nil)
+	name := "ʟkeepAs_" + shortHash(tt+";"+strings.Join(cases, ";"))
+	ok, res, fallback := "", tt, "return x.("+tt+")"
+	if withOK {
+		name += "ok"
+		ok, res, fallback = ", true", "("+tt+", bool)", "v, ok := x.("+tt+"); return v, ok"
+	}
+	r.ctx.declare(name, func() string {
+		// Comma-ok assertions: a type switch missed a value ʟbox stored.
+		body := strings.ReplaceAll(strings.Join(cases, "; "), "%s", ok)
+		return "func " + name + "(x any) " + res + " { " + body + "; " + fallback + " }"
+	})
+	return name, true
 }

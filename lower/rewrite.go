@@ -361,6 +361,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.TypeAssertExpr:
 		r.impossibleAssert(n)
 		r.ifaceAssert(n)
+		r.keepAssert(n) // keepvalue.go
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:

@@ -63,6 +63,15 @@ func (r *rewriter) errorTypeSwitch(s *ast.TypeSwitchStmt) {
 				continue
 			}
 			t := r.nodeText(e)
+			if okName, ok := r.keepAssertHelper(ta.X, r.code.info.TypeOf(e), true); ok {
+				// from an empty interface, by the session's types (keepvalue.go)
+				one, _ := r.keepAssertHelper(ta.X, r.code.info.TypeOf(e), false)
+				conds = append(conds, "func() bool { _, ok := "+okName+"("+v+"); return ok }()")
+				if len(cc.List) == 1 {
+					binding = one + "(" + v + ")"
+				}
+				continue
+			}
 			conds = append(conds, "func() bool { _, ok := "+v+".("+t+"); return ok }()")
 			if len(cc.List) == 1 {
 				binding = v + ".(" + t + ")"
