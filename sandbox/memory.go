@@ -154,7 +154,8 @@ func hasWord(list, word, sep string) bool {
 // 100 the worker spent 31-48 % of its CPU collecting. The memory limit
 // (90 % of the cap) bounds the heap whatever GOGC says; 400 lets a 4 MiB
 // live heap grow to 20 MiB between collections. Caps under 64 MiB keep the
-// default, so that a small cap is not reached by garbage.
+// default, so that a small cap is not reached by garbage. It is the
+// ceiling: gcPacer lowers GOGC as the live heap grows.
 func gcPercent(memory int64) int {
 	if memory < 64<<20 {
 		return 100

@@ -239,6 +239,8 @@ type helloMsg struct {
 type statsMsg struct {
 	IdleReleases int64 // times it gave memory back after idling (worker_idle.go)
 	SharedTables int   // standard symbol tables the process holds beside its interpreter's
+	IdleChecks   int64 // idle spells it looked at, released or not (worker_idle.go)
+	GCPercent    int   // its GOGC now (worker_gc.go); 0 before init
 }
 
 // initMsg tells an idle worker its session and applies its confinement.

@@ -194,7 +194,7 @@ func BenchmarkWorkerCellGrowth(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			w, _ := startWorker(b, "", WorkerOptions{})
 			mustEval(b, w, c.first, true)
-			time.Sleep(idleRelease + time.Second)
+			waitIdleCheck(b, w, 1)
 			st, err := w.Stats()
 			if err != nil {
 				b.Fatal(err)
@@ -214,29 +214,31 @@ func BenchmarkWorkerCellGrowth(b *testing.B) {
 			pss, _ := smapsRollup(b, w.PID())
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "worker-cpu-ms/op")
 			b.ReportMetric((pss-pss0)/1024/float64(b.N), "PSS-KB/op")
-			if b.N >= 500 { // fewer cells may leave less than releaseMin to give back
-				waitRelease(b, w, st.IdleReleases+1)
-				idle, _ := smapsRollup(b, w.PID())
-				b.ReportMetric((idle-pss0)/1024/float64(b.N), "idle-PSS-KB/op")
+			waitIdleCheck(b, w, st.IdleChecks+1)
+			idle, _ := smapsRollup(b, w.PID())
+			b.ReportMetric((idle-pss0)/1024/float64(b.N), "idle-PSS-KB/op")
+			if st, err = w.Stats(); err != nil {
+				b.Fatal(err)
 			}
+			b.ReportMetric(float64(st.GCPercent), "GOGC")
 		})
 	}
 }
 
-// waitRelease waits until the worker has given memory back n times
-// (within a minute: a release is skipped when too little would come back).
-func waitRelease(tb testing.TB, w *Worker, n int64) {
+// waitIdleCheck waits until the worker has looked at n idle spells
+// (given memory back, or found too little to give), within a minute.
+func waitIdleCheck(tb testing.TB, w *Worker, n int64) {
 	tb.Helper()
 	for deadline := time.Now().Add(time.Minute); ; {
 		st, err := w.Stats()
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if st.IdleReleases >= n {
+		if st.IdleChecks >= n {
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("%d idle releases after a minute; want %d (run more cells)", st.IdleReleases, n)
+			tb.Fatalf("%d idle checks after a minute; want %d", st.IdleChecks, n)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -30,6 +30,7 @@ type idleReleaser struct {
 	busy     int   // requests running
 	dirty    bool  // a request ran since the last release
 	releases int64 // releases done, for the stats message
+	checks   int64 // idle spells looked at, released or not
 }
 
 // begin marks a request running: no release until it ends.
@@ -68,20 +69,29 @@ func (r *idleReleaser) release() {
 	}
 	r.dirty = false
 	r.mu.Unlock()
-	if r.worth != nil && !r.worth() {
-		return
+	worth := r.worth == nil || r.worth()
+	if worth {
+		debug.FreeOSMemory()
 	}
-	debug.FreeOSMemory()
 	r.mu.Lock()
-	r.releases++
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	r.checks++
+	if worth {
+		r.releases++
+	}
 }
 
 // count is the number of releases done.
 func (r *idleReleaser) count() int64 {
+	n, _ := r.counts()
+	return n
+}
+
+// counts are the number of releases done and of idle spells looked at.
+func (r *idleReleaser) counts() (releases, checks int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.releases
+	return r.releases, r.checks
 }
 
 // releaseMin is the heap slack below which an idle worker keeps its memory.

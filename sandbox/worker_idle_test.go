@@ -38,6 +38,9 @@ func TestIdleReleaserOncePerSpell(t *testing.T) {
 	if got := r.count(); got != 2 {
 		t.Fatalf("releases with too little to give back: %d; want 2", got)
 	}
+	if _, checks := r.counts(); checks != 3 {
+		t.Fatalf("idle spells looked at: %d; want 3 (two releases, one skipped)", checks)
+	}
 	worth = true
 	r.release()
 	if got := r.count(); got != 2 {

@@ -84,6 +84,7 @@ type workerSide struct {
 	out   *cellOutput
 	extra interp.Exports // workerTestHook's
 	idle  *idleReleaser  // gives memory back once no request ran for a while
+	gc    *gcPacer       // GOGC from the live heap; nil until init sets a memory cap
 
 	// ready is closed once the session's interpreter is made (in, reg,
 	// inErr set): init confines the worker and answers at once, and the
@@ -166,6 +167,8 @@ func (ws *workerSide) init(p []byte) error {
 		// not with the cap (see maxStack).
 		debug.SetMemoryLimit(m.Memory / 10 * 9)
 		debug.SetGCPercent(gcPercent(m.Memory))
+		ws.gc = &gcPacer{ceiling: gcPercent(m.Memory), headroom: gcHeadroom}
+		ws.gc.adjust()
 		debug.SetMaxStack(maxStack(m.Memory))
 	}
 	dir, files, err := confineWorker(m)
@@ -266,6 +269,7 @@ func (ws *workerSide) begin(id uint32) (context.Context, func()) {
 		ws.cancel = nil
 		ws.mu.Unlock()
 		cancel()
+		ws.gcPacer().adjust()
 		ws.idle.end()
 	}
 }

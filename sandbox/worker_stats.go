@@ -14,6 +14,12 @@ type WorkerStats struct {
 	// still held beside the session interpreter's own: 0 once the session's
 	// interpreter is made (see dropSharedTables).
 	SharedTables int
+	// IdleChecks is how many idle spells it looked at, whether it gave
+	// memory back or found too little to (IdleReleases counts those).
+	IdleChecks int64
+	// GCPercent is its GOGC: set from its live heap after each collection
+	// (see gcPacer); 0 before its session's init.
+	GCPercent int
 }
 
 // statsWait bounds the wait for a stats reply: the worker answers it from
@@ -34,7 +40,8 @@ func (w *Worker) Stats() (WorkerStats, error) {
 		return WorkerStats{}, w.crashError()
 	}
 	ev, err := w.awaitWithin(context.Background(), statsWait, "stats")
-	return WorkerStats{IdleReleases: ev.stats.IdleReleases, SharedTables: ev.stats.SharedTables}, err
+	return WorkerStats{IdleReleases: ev.stats.IdleReleases, SharedTables: ev.stats.SharedTables,
+		IdleChecks: ev.stats.IdleChecks, GCPercent: ev.stats.GCPercent}, err
 }
 
 // stats is the worker's reply to msgStats.
@@ -42,5 +49,7 @@ func (ws *workerSide) stats() []byte {
 	// The tables are dropped once the session's interpreter is made: wait
 	// for it (a worker with no session yet answers at once).
 	ws.session()
-	return mustJSON(statsMsg{IdleReleases: ws.idle.count(), SharedTables: sharedTables()})
+	releases, checks := ws.idle.counts()
+	return mustJSON(statsMsg{IdleReleases: releases, SharedTables: sharedTables(), IdleChecks: checks,
+		GCPercent: ws.gcPacer().percent()})
 }
