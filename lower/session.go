@@ -86,6 +86,7 @@ func (s *Session) Commit(cell string) {
 		s.inc.commit(s.last.cell, s.last.chk)
 		s.index.add(len(s.cells), s.last.cell)
 		s.cells = append(s.cells, s.last.cell)
+		s.last.cell.settle()
 		for _, n := range s.last.emitted {
 			s.emitted[n] = true
 		}
@@ -99,6 +100,7 @@ func (s *Session) Commit(cell string) {
 	s.inc.commit(c, nil)
 	s.index.add(len(s.cells), c)
 	s.cells = append(s.cells, c)
+	c.settle()
 }
 
 func (s *Session) importSet() map[string]string {

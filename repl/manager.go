@@ -39,6 +39,10 @@ type Config struct {
 	// NewEvaluator starts a session's interpreter; nil: in-process with the
 	// default allowlist.
 	NewEvaluator NewEvaluator
+	// IdleRelease is how long after the host's last cell ended (in any
+	// session) it gives its free heap back to the kernel; 0: 2 s, as a
+	// worker does (sandbox.IdleReleaser); negative: never.
+	IdleRelease time.Duration
 	// SessionTTL evicts a session nobody uses this long after its last use
 	// (see EvictIdle); zero: 30 minutes.
 	SessionTTL time.Duration
@@ -91,9 +95,10 @@ type Config struct {
 type Manager struct {
 	cfg        Config
 	started    time.Time
-	stopping   atomic.Bool // Shutdown began: no new sessions, no new interpreters
-	sealKey    []byte      // seals session.json (metaseal.go)
-	legacyMeta bool        // the seal key was made at this start: unsealed session.json files are the last release's
+	stopping   atomic.Bool           // Shutdown began: no new sessions, no new interpreters
+	sealKey    []byte                // seals session.json (metaseal.go)
+	legacyMeta bool                  // the seal key was made at this start: unsealed session.json files are the last release's
+	idle       *sandbox.IdleReleaser // the host's free heap back to the kernel once no cell ran a while; nil: never
 
 	fences   fences      // claims held on a cluster (cluster.go); fences.mu is never held with mu
 	draining atomic.Bool // Drain began: sessions are handed off when released
@@ -121,6 +126,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.IdleRelease == 0 {
+		cfg.IdleRelease = 2 * time.Second
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -136,6 +144,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, started: cfg.Now(), sessions: map[string]*Session{}, creating: map[string]int{},
 		sealKey: key, legacyMeta: fresh}
+	if cfg.IdleRelease > 0 {
+		m.idle = sandbox.NewIdleReleaser(cfg.IdleRelease)
+	}
 	if err := m.scan(); err != nil {
 		return nil, err
 	}

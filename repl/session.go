@@ -159,7 +159,9 @@ func (s *Session) Eval(ctx context.Context, cell string, show bool, stdout, stde
 	s.stdout.set(stdout)
 	s.stderr.set(stderr)
 	start := time.Now()
+	s.m.cellBegin()
 	err := s.ev.Eval(ctx, cell, show)
+	s.m.cellEnd()
 	s.m.emit(Event{Kind: EventCell, User: s.owner, Session: s.id, Outcome: CellOutcome(err), Duration: time.Since(start), Code: cell})
 	if err != nil && s.isClosed() {
 		// Killed or evicted while the cell ran: its evaluator was ended
