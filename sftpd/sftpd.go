@@ -104,7 +104,7 @@ func (srv *Server) Serve(ch io.ReadWriteCloser, s Sessions, user string) error {
 	// packet (less GC per upload); safe because no handler keeps a
 	// WriteAt buffer after it returns.
 	h := srv.newHandler(s, user, errs)
-	rs := sftp.NewRequestServer(ender{ch}, h.handlers(), sftp.WithRSAllocator())
+	rs := sftp.NewRequestServer(newChannel(ch), h.handlers(), sftp.WithRSAllocator())
 	err := rs.Serve() // closes every handle left open before it returns
 	h.closeRemotes()  // after: a cut upload's TransferError aborts through them
 	rs.Close()
@@ -142,19 +142,6 @@ func (srv *Server) UserFiles(user string) int {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	return srv.files[user]
-}
-
-// ender ends ch when the request server closes it: with Exit(0) if ch has
-// it (an ssh session: the exit status goes first, then the channel closes),
-// else with Close. A channel closed without an exit status makes OpenSSH's
-// ssh exit 255, which scp reports as a failed copy after a good upload.
-type ender struct{ io.ReadWriteCloser }
-
-func (e ender) Close() error {
-	if x, ok := e.ReadWriteCloser.(interface{ Exit(int) error }); ok {
-		return x.Exit(0)
-	}
-	return e.ReadWriteCloser.Close()
 }
 
 // newHandler is the handler of one connection of user's view of s.
