@@ -27,27 +27,37 @@ type Upload struct {
 	max  int64
 	room room // the session's usage when the upload started, for the quota
 
-	// mu guards everything below. The hash covers the prefix [0, hashed)
-	// of the file; writes that land beyond it wait in pending (start → end)
-	// until the gap before them is filled, then are read back from the file
-	// (the page cache) and hashed. The file stays the one truth, whatever
-	// the writes overlap, and Commit seldom has to read it all again.
+	// mu guards everything below. The bytes [0, written) have all been
+	// written; writes that land beyond written wait in pending (start →
+	// end) until the gap before them is filled. The hash covers [0, hashed)
+	// of the file and is advanced by a goroutine of its own (hashAhead),
+	// which reads the file back (the page cache) while the writes go on:
+	// the file stays the one truth, whatever the writes overlap, the writers
+	// never wait for SHA-256, and Commit seldom has to read it all again.
 	mu      sync.Mutex
 	size    int64
-	h       hash.Hash
-	hashed  int64
+	written int64
 	pending map[int64]int64
-	flushed int64  // writeback started up to here
-	buf     []byte // for reading back
-	rehash  bool   // a write went below hashed: hash it all again at Commit
-	err     error  // the first failed write; Commit returns it
+	claimed int64         // hashAhead reads up to here; a write below it means rehash
+	hashing chan struct{} // non-nil while hashAhead runs; closed when it ends
+	rehash  bool          // a write went below claimed: hash it all again at Commit
+	err     error         // the first failed write; Commit returns it
 	done    bool
 	res     int64 // bytes of the quota reserved (Store.reserved)
+
+	// Owned by hashAhead while it runs, by Commit once it has ended.
+	h       hash.Hash
+	hashed  int64
+	flushed int64 // writeback started up to here
 }
 
 // maxPending bounds the out-of-order writes remembered; beyond it Commit
 // reads the rest of the file back.
 const maxPending = 4096
+
+// hashStep is how much written, unhashed data makes hashAhead start (it
+// ends when less is left), and the most it reads in one claim.
+const hashStep = 1 << 20
 
 // writebackStep is how much of the hashed prefix accumulates before its
 // writeback to disk is started.
@@ -97,7 +107,7 @@ func (u *Upload) WriteAt(p []byte, off int64) (int, error) {
 		return n, u.failLocked(ioErr(u.name, err))
 	}
 	u.size = max(u.size, end)
-	u.track(p, off, end)
+	u.track(off, end)
 	return n, nil
 }
 
@@ -145,65 +155,80 @@ func fill(r io.Reader, buf []byte) (int, error) {
 	return n, nil
 }
 
-// track advances the running hash. Callers hold mu.
-func (u *Upload) track(p []byte, off, end int64) {
+// track records the write [off, end) and starts hashAhead when enough
+// has been written in order. Callers hold mu.
+func (u *Upload) track(off, end int64) {
 	switch {
 	case u.rehash:
-	case off < u.hashed:
+		return
+	case off < u.claimed:
+		// Hashed already, or being read by hashAhead: the hash may no
+		// longer be of what the file holds.
 		u.rehash, u.pending = true, nil
-	case off == u.hashed && u.overlapsPending(end):
-		// p may no longer be what the file holds: trust only the file.
-		u.rehash, u.pending = true, nil
-	case off == u.hashed:
-		u.h.Write(p)
-		u.hashed = end
-		u.catchUp()
+		return
+	case off <= u.written:
+		u.written = max(u.written, end)
+		for {
+			e, ok := u.pending[u.written]
+			if !ok {
+				break
+			}
+			delete(u.pending, u.written)
+			u.written = max(u.written, e)
+		}
 	case len(u.pending) < maxPending:
 		u.pending[off] = max(u.pending[off], end)
 	}
-	if u.hashed-u.flushed >= writebackStep {
-		startWriteback(u.f, u.flushed, u.hashed-u.flushed)
-		u.flushed = u.hashed
+	if u.hashing == nil && !u.done && u.written-u.claimed >= hashStep {
+		u.hashing = make(chan struct{})
+		go u.hashAhead(u.hashing)
 	}
 }
 
-// overlapsPending reports whether a pending write starts before end, so
-// that it overlaps the write [hashed, end). Callers hold mu.
-func (u *Upload) overlapsPending(end int64) bool {
-	for start := range u.pending {
-		if start < end {
-			return true
-		}
-	}
-	return false
-}
-
-// catchUp hashes pending writes that now continue the hashed prefix,
-// reading them back from the file (the page cache). Callers hold mu.
-func (u *Upload) catchUp() {
+// hashAhead hashes the written prefix from the file while at least
+// hashStep of it is unhashed, starts its writeback to disk, and ends (it
+// is started again by the write that makes hashStep more). It ends too
+// once the upload is finished or must be hashed again; Commit and Abort
+// wait for it.
+func (u *Upload) hashAhead(running chan struct{}) {
+	defer close(running)
+	buf := hashBufs.Get().(*[]byte)
+	defer hashBufs.Put(buf)
 	for {
-		end, ok := u.pending[u.hashed]
-		if !ok {
+		u.mu.Lock()
+		if u.done || u.rehash || u.written-u.claimed < hashStep {
+			u.hashing = nil
+			u.mu.Unlock()
 			return
 		}
-		delete(u.pending, u.hashed)
-		if err := u.hashFile(end); err != nil {
-			u.rehash = true
+		from, to := u.claimed, min(u.written, u.claimed+hashStep)
+		u.claimed = to
+		u.mu.Unlock()
+		if err := hashRange(u.f, u.h, *buf, from, to); err != nil {
+			u.mu.Lock()
+			u.rehash = true // Commit reads it all again, and reports the error
+			u.hashing = nil
+			u.mu.Unlock()
 			return
+		}
+		u.hashed = to
+		if u.hashed-u.flushed >= writebackStep {
+			startWriteback(u.f, u.flushed, u.hashed-u.flushed)
+			u.flushed = u.hashed
 		}
 	}
 }
 
-// hashFile hashes the file from hashed up to end. Callers hold mu.
-func (u *Upload) hashFile(end int64) error {
-	if u.buf == nil {
-		u.buf = make([]byte, 256<<10)
-	}
-	for u.hashed < end {
-		n, err := u.f.ReadAt(u.buf[:min(int64(len(u.buf)), end-u.hashed)], u.hashed)
-		u.h.Write(u.buf[:n])
-		u.hashed += int64(n)
-		if err == io.EOF && u.hashed < end {
+// hashBufs are the buffers the file is read back into for its hash.
+var hashBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// hashRange hashes [from, to) of f into h, reading through buf.
+func hashRange(f *os.File, h hash.Hash, buf []byte, from, to int64) error {
+	for from < to {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), to-from)], from)
+		h.Write(buf[:n])
+		from += int64(n)
+		if err == io.EOF && from < to {
 			return io.ErrUnexpectedEOF
 		}
 		if err != nil && err != io.EOF {
@@ -211,6 +236,17 @@ func (u *Upload) hashFile(end int64) error {
 		}
 	}
 	return nil
+}
+
+// stopHashing ends hashAhead, if it runs, and waits for it. Callers have
+// set done, so that it is not started again.
+func (u *Upload) stopHashing() {
+	u.mu.Lock()
+	running := u.hashing
+	u.mu.Unlock()
+	if running != nil {
+		<-running
+	}
 }
 
 // grow reserves the quota for the upload to reach end bytes, failing the
@@ -273,6 +309,7 @@ func (u *Upload) Commit(wantSHA256 string) (Info, error) {
 	}()
 	defer u.s.root.Remove(u.tmp) // a no-op once renamed into place
 	if err != nil {
+		u.stopHashing()
 		u.f.Close()
 		return Info{}, err
 	}
@@ -308,11 +345,14 @@ func (u *Upload) finish(want string) (string, error) {
 	if fi.Size() != u.size {
 		return "", errf(u.name, ErrChecksum, "size is %d bytes; %d were written", fi.Size(), u.size)
 	}
+	u.stopHashing()
 	if u.rehash {
 		u.h.Reset()
 		u.hashed = 0
 	}
-	if err := u.hashFile(u.size); err != nil {
+	buf := hashBufs.Get().(*[]byte)
+	defer hashBufs.Put(buf)
+	if err := hashRange(u.f, u.h, *buf, u.hashed, u.size); err != nil {
 		return "", ioErr(u.name, err)
 	}
 	got := hex.EncodeToString(u.h.Sum(nil))
@@ -332,6 +372,7 @@ func (u *Upload) Abort() error {
 	u.done = true
 	u.release()
 	u.mu.Unlock()
+	u.stopHashing()
 	u.f.Close()
 	if err := u.s.root.Remove(u.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return ioErr(u.name, err)
