@@ -302,6 +302,7 @@ func (u *Upload) Commit(wantSHA256 string) (Info, error) {
 	u.done = true
 	err := u.err
 	u.mu.Unlock()
+	u.stopHashing() // before anything reads u.h or closes the file
 	defer func() {
 		u.mu.Lock()
 		u.release()
@@ -309,7 +310,6 @@ func (u *Upload) Commit(wantSHA256 string) (Info, error) {
 	}()
 	defer u.s.root.Remove(u.tmp) // a no-op once renamed into place
 	if err != nil {
-		u.stopHashing()
 		u.f.Close()
 		return Info{}, err
 	}
@@ -345,7 +345,6 @@ func (u *Upload) finish(want string) (string, error) {
 	if fi.Size() != u.size {
 		return "", errf(u.name, ErrChecksum, "size is %d bytes; %d were written", fi.Size(), u.size)
 	}
-	u.stopHashing()
 	if u.rehash {
 		u.h.Reset()
 		u.hashed = 0
