@@ -44,7 +44,7 @@ func (c *recordConn) Close() error { return errors.New("closed without an exit s
 // status; a second Close does nothing more.
 func TestChannelWritesAllBeforeExit(t *testing.T) {
 	rc := &recordConn{Reader: strings.NewReader("")}
-	c := newChannel(rc)
+	c := newChannel(rc, 64)
 	var want bytes.Buffer
 	for i := range 5000 {
 		p := fmt.Appendf(nil, "response %d;", i)
@@ -78,7 +78,7 @@ func TestChannelWritesAllBeforeExit(t *testing.T) {
 func TestChannelWriteFailureSticks(t *testing.T) {
 	broken := errors.New("connection lost")
 	rc := &recordConn{Reader: strings.NewReader(""), failWith: broken}
-	c := newChannel(rc)
+	c := newChannel(rc, 64)
 	var err error
 	for range 1000 { // the first writes may be queued before the failure is known
 		if _, err = c.Write(make([]byte, 64<<10)); err != nil {

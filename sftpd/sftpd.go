@@ -104,7 +104,8 @@ func (srv *Server) Serve(ch io.ReadWriteCloser, s Sessions, user string) error {
 	// packet (less GC per upload); safe because no handler keeps a
 	// WriteAt buffer after it returns.
 	h := srv.newHandler(s, user, errs)
-	rs := sftp.NewRequestServer(newChannel(ch), h.handlers(), sftp.WithRSAllocator())
+	rs := sftp.NewRequestServer(newChannel(ch, h.lim.MaxHandles), h.handlers(),
+		sftp.WithRSAllocator(), sftp.WithRSMaxTxPacket(maxReadWrite))
 	err := rs.Serve() // closes every handle left open before it returns
 	h.closeRemotes()  // after: a cut upload's TransferError aborts through them
 	rs.Close()
