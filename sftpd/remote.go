@@ -103,7 +103,11 @@ func (h *handler) connect(host string) (*remote, error) {
 		close(r.dead)
 	}()
 	if rm.Stderr != nil {
-		go h.passErrors(rm.Stderr)
+		h.passing.Add(1)
+		go func() {
+			defer h.passing.Done()
+			h.passErrors(rm.Stderr)
+		}()
 	}
 	h.rmu.Lock()
 	defer h.rmu.Unlock()
@@ -128,8 +132,10 @@ func (h *handler) passErrors(r io.Reader) {
 	}
 }
 
-// closeRemotes ends every connection to another host (the client left).
+// closeRemotes ends every connection to another host (the client left),
+// and waits until their refusal lines have all been passed on.
 func (h *handler) closeRemotes() {
+	defer h.passing.Wait() // each Stderr ends with its connection
 	h.rmu.Lock()
 	hosts := h.hosts
 	h.hosts, h.sessions = nil, nil

@@ -168,6 +168,7 @@ type handler struct {
 	rmu      sync.Mutex         // guards hosts and sessions; never held across a request to a host
 	hosts    map[string]*remote // host → the connection to its view
 	sessions map[string]*remote // session id → the host holding it, as last found
+	passing  sync.WaitGroup     // the goroutines passing other hosts' stderr on
 
 	mu      sync.Mutex // guards errs, open and handles
 	errs    io.Writer
