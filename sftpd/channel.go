@@ -37,7 +37,7 @@ type channel struct {
 	left    int64 // bytes of the client's current packet not yet read; 0: at a packet's start
 
 	mu      sync.Mutex
-	cond    sync.Cond // on mu: queued grew or went out, closing was set, or err
+	cond    sync.Cond // on mu: queued or replies changed, closing was set, or err
 	queued  []byte    // responses not yet written to ch
 	spare   []byte    // the buffer being written, for reuse
 	err     error     // of the last write to ch; every later Write fails with it
@@ -117,6 +117,7 @@ func (c *channel) Write(p []byte) (int, error) {
 	if c.outLeft == 0 && c.lenHave == 0 && len(c.replies) > 0 {
 		c.queued = append(c.queued, c.replies...)
 		c.replies = c.replies[:0]
+		c.cond.Broadcast()
 	}
 	return len(p), nil
 }
@@ -126,6 +127,16 @@ func (c *channel) Write(p []byte) (int, error) {
 func (c *channel) reply(pkt []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// Bounded: a client may send requests and never read the replies.
+	for c.err == nil && !c.closing && len(c.replies) >= maxQueued {
+		c.cond.Wait()
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if c.closing {
+		return io.ErrClosedPipe
+	}
 	if c.outLeft != 0 || c.lenHave != 0 {
 		c.replies = append(c.replies, pkt...)
 		return nil
