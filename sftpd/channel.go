@@ -106,6 +106,7 @@ func (c *channel) Read(p []byte) (int, error) {
 func (c *channel) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n := len(p)
 	if !c.versionSeen {
 		c.versionSeen = true
 		p = withLimitsExt(p)
@@ -119,7 +120,7 @@ func (c *channel) Write(p []byte) (int, error) {
 		c.replies = c.replies[:0]
 		c.cond.Broadcast()
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // reply queues a packet of the channel's own, at once if the request
