@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replhost/replhost/internal/procmem"
 )
 
 // BenchmarkWorkerStart measures a worker process from start to its ready
@@ -116,29 +118,6 @@ func benchIdleWorkers(b *testing.B, idle bool) {
 	n := float64(b.N * sessions * (1 << 20))
 	b.ReportMetric(pss/n, "PSS-MiB")
 	b.ReportMetric(anon/n, "anon-MiB")
-}
-
-// smapsRollup returns the PSS and the anonymous PSS of pid in bytes.
-func smapsRollup(tb testing.TB, pid int) (pss, anon float64) {
-	tb.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "Pss:":
-			pss = kb * 1024
-		case "Pss_Anon:":
-			anon = kb * 1024
-		}
-	}
-	return pss, anon
 }
 
 // BenchmarkWorkerEvalRoundTrip is one cell's round trip through a worker:
@@ -256,4 +235,14 @@ func procCPU(tb testing.TB, pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// smapsRollup returns the PSS and the anonymous PSS of pid in bytes.
+func smapsRollup(tb testing.TB, pid int) (pss, anon float64) {
+	tb.Helper()
+	r, err := procmem.Of(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return float64(r.PSS), float64(r.AnonPSS)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replhost/replhost/internal/procmem"
 	"github.com/replhost/replhost/internal/testhost"
 	"github.com/replhost/replhost/internal/workerbuild"
 )
@@ -17,23 +18,6 @@ import (
 // would measure process start instead.
 func BenchmarkLoginToPromptProcess(b *testing.B) {
 	benchLogin(b, testhost.Options{Repl: benchRepl(), Process: true}, 100*time.Millisecond)
-}
-
-// pss is the proportional set size of pid in bytes, from smaps_rollup.
-func pss(tb testing.TB, pid int) int64 {
-	tb.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	tb.Fatal("no Pss in smaps_rollup")
-	return 0
 }
 
 // BenchmarkIdleSessionMemory opens 200 idle sessions with process
@@ -153,4 +137,14 @@ func childrenCPU(pid int) time.Duration {
 		d += cpuOf(c)
 	}
 	return d
+}
+
+// pss is the proportional set size of pid in bytes.
+func pss(tb testing.TB, pid int) int64 {
+	tb.Helper()
+	r, err := procmem.Of(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r.PSS
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/replhost/replhost/internal/procmem"
 	"github.com/replhost/replhost/sandbox"
 )
 
@@ -60,22 +60,9 @@ func BenchmarkWorkerBinaryMemory(b *testing.B) {
 // smapsRollup returns the PSS and the anonymous PSS of pid in bytes.
 func smapsRollup(tb testing.TB, pid int) (pss, anon float64) {
 	tb.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	r, err := procmem.Of(pid)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "Pss:":
-			pss = kb * 1024
-		case "Pss_Anon:":
-			anon = kb * 1024
-		}
-	}
-	return pss, anon
+	return float64(r.PSS), float64(r.AnonPSS)
 }

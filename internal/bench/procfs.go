@@ -1,12 +1,13 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replhost/replhost/internal/procmem"
 )
 
 // clockTick is USER_HZ, the unit of /proc/<pid>/stat's times (100 on
@@ -82,19 +83,8 @@ func treeCPU(root int) time.Duration {
 
 // pss is a process's proportional set size in bytes, 0 when it is gone.
 func pss(pid int) int64 {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
-			kb, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	r, _ := procmem.Of(pid)
+	return r.PSS
 }
 
 // treePSS is the PSS of root's tree.
