@@ -285,7 +285,6 @@ func (ws *workerSide) eval(ctx context.Context, end func(), id uint32, show bool
 		// not stop code it starts with a canceled context.
 		res = resultMsg{Kind: resCanceled}
 	default:
-		procsFor(cell)
 		err := in.Eval(ctx, cell, show)
 		res = resultOf(err)
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
@@ -345,7 +344,6 @@ func (ws *workerSide) replay(ctx context.Context, end func(), id uint32, p []byt
 				res = resultMsg{Kind: resCanceled}
 				break
 			}
-			procsFor(c)
 			if err := in.Eval(ctx, c, false); err != nil {
 				res = resultOf(err)
 				if ctx.Err() != nil {
