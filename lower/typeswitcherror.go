@@ -98,8 +98,17 @@ func hasErrorCase(info *types.Info, s *ast.TypeSwitchStmt) bool {
 	return false
 }
 
-// hasKeepCase reports a case of a type keepvalue.go boxes.
+// hasKeepCase reports a case of a type keepvalue.go boxes, in a switch on
+// an interface a box can be in: an empty one, or one yaegi compiles. A
+// switch on the session's own interface keeps yaegi's type switch, which
+// tells apart types of one layout (two empty structs) where an assertion
+// does not (yaegi's _test/switch18.go).
 func (r *rewriter) hasKeepCase(s *ast.TypeSwitchStmt) bool {
+	if subject := typeSwitchSubject(s); subject == nil {
+		return false
+	} else if t := r.code.info.TypeOf(subject); t == nil || !isEmptyIface(t) && !r.compiledIface(t) {
+		return false
+	}
 	for _, st := range s.Body.List {
 		for _, e := range st.(*ast.CaseClause).List {
 			if tv := r.code.info.Types[e]; tv.IsType() {
@@ -110,4 +119,21 @@ func (r *rewriter) hasKeepCase(s *ast.TypeSwitchStmt) bool {
 		}
 	}
 	return false
+}
+
+// typeSwitchSubject is the x of switch x.(type) or switch v := x.(type).
+func typeSwitchSubject(s *ast.TypeSwitchStmt) ast.Expr {
+	var e ast.Expr
+	switch a := s.Assign.(type) {
+	case *ast.AssignStmt:
+		if len(a.Rhs) == 1 {
+			e = a.Rhs[0]
+		}
+	case *ast.ExprStmt:
+		e = a.X
+	}
+	if ta, ok := e.(*ast.TypeAssertExpr); ok {
+		return ta.X
+	}
+	return nil
 }
