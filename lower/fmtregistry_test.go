@@ -1,14 +1,7 @@
 package lower_test
 
 import (
-	"bytes"
-	"strings"
 	"testing"
-
-	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
-
-	"github.com/replhost/replhost/lower"
 )
 
 // runSessionCells is runCells with the sandbox's one rule for imports: a
@@ -17,39 +10,7 @@ import (
 // each cell that needs it.
 func runSessionCells(t *testing.T, cells ...string) (string, []string) {
 	t.Helper()
-	var out bytes.Buffer
-	i := interp.New(interp.Options{Stdout: &out, Stderr: &out})
-	for _, e := range []interp.Exports{stdlib.Symbols, lower.Runtime, lower.Symbols} {
-		if err := i.Use(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := lower.NewSession(lower.Options{})
-	imported := map[string]bool{}
-	errs := make([]string, len(cells))
-	for n, c := range cells {
-		src, err := s.Lower(c)
-		if err != nil {
-			errs[n] = err.Error()
-			continue
-		}
-		for _, piece := range lower.Split(src) {
-			if p := strings.TrimSpace(piece); strings.HasPrefix(p, "import ") && !strings.Contains(p, "\n") {
-				if imported[p] {
-					continue
-				}
-				imported[p] = true
-			}
-			if _, err := i.Eval(piece); err != nil {
-				errs[n] = err.Error()
-				break
-			}
-		}
-		if errs[n] == "" {
-			s.Commit(c)
-		}
-	}
-	return out.String(), errs
+	return runCellsOf(t, true, cells)
 }
 
 // A print helper declared in a cell before the types it prints, each

@@ -15,6 +15,13 @@ import (
 // then evaluate, then commit) and returns stdout and each cell's error.
 func runCells(t *testing.T, cells ...string) (string, []string) {
 	t.Helper()
+	return runCellsOf(t, false, cells)
+}
+
+// runCellsOf is runCells; with dropReimports, an import piece already
+// evaluated is not evaluated again (the sandbox's sandbox.dropReimports).
+func runCellsOf(t *testing.T, dropReimports bool, cells []string) (string, []string) {
+	t.Helper()
 	var out bytes.Buffer
 	i := interp.New(interp.Options{Stdout: &out, Stderr: &out})
 	for _, e := range []interp.Exports{stdlib.Symbols, lower.Runtime, lower.Symbols} {
@@ -23,6 +30,7 @@ func runCells(t *testing.T, cells ...string) (string, []string) {
 		}
 	}
 	s := lower.NewSession(lower.Options{})
+	imported := map[string]bool{}
 	errs := make([]string, len(cells))
 	for n, c := range cells {
 		src, err := s.Lower(c)
@@ -31,6 +39,12 @@ func runCells(t *testing.T, cells ...string) (string, []string) {
 			continue
 		}
 		for _, piece := range lower.Split(src) {
+			if p := strings.TrimSpace(piece); dropReimports && strings.HasPrefix(p, "import ") && !strings.Contains(p, "\n") {
+				if imported[p] {
+					continue
+				}
+				imported[p] = true
+			}
 			if _, err := i.Eval(piece); err != nil {
 				errs[n] = err.Error()
 				break
