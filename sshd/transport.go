@@ -20,16 +20,20 @@ var serverCiphers = []string{
 	gossh.CipherAES128CTR, gossh.CipherAES192CTR, gossh.CipherAES256CTR,
 }
 
-// quickAckReads is how many reads of a connection acknowledge at once:
-// the version exchange, key exchange and authentication. Linux's delayed
+// quickAckBytes is how much of a connection is acknowledged at once: the
+// version exchange, key exchange and authentication (a few KiB; counted in
+// bytes, as x/crypto reads the client's version line a byte at a time). Linux's delayed
 // ACK holds a client's small segment up to 40 ms, and a client with Nagle
 // on (OpenSSH's ssh until its session starts) waits for that ACK before
 // sending its next one; sshd answers sooner because it writes less first.
-const quickAckReads = 16
+const quickAckBytes = 16 << 10
 
 // quickAckListener hands out connections that ask the kernel for an
-// immediate ACK before each of their first reads (TCP_QUICKACK is not
-// sticky: the kernel may leave quick-ACK mode after any segment).
+// immediate ACK before and after each of their first reads. TCP_QUICKACK is
+// not sticky: the server's own write (its KEXINIT while the client's is in
+// flight) puts the socket back in delayed-ACK ("pingpong") mode, so a
+// segment that arrives during a blocked read is ACKed only by the 40 ms
+// timer. Setting it after the read sends that pending ACK at once.
 type quickAckListener struct{ net.Listener }
 
 func (l quickAckListener) Accept() (net.Conn, error) {
@@ -52,16 +56,25 @@ func (l quickAckListener) Accept() (net.Conn, error) {
 // quickAckConn is read by one goroutine at a time (x/crypto's reader).
 type quickAckConn struct {
 	*net.TCPConn
-	raw   interface{ Control(func(fd uintptr)) error }
-	reads int
+	raw  interface{ Control(func(fd uintptr)) error }
+	read int // bytes read so far, up to quickAckBytes
 }
 
 func (c *quickAckConn) Read(p []byte) (int, error) {
-	if c.reads < quickAckReads {
-		c.reads++
-		c.raw.Control(func(fd uintptr) {
-			unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1)
-		})
+	if c.read >= quickAckBytes {
+		return c.TCPConn.Read(p)
 	}
-	return c.TCPConn.Read(p)
+	c.quickAck()
+	n, err := c.TCPConn.Read(p)
+	if n > 0 {
+		c.read += n
+		c.quickAck()
+	}
+	return n, err
+}
+
+func (c *quickAckConn) quickAck() {
+	c.raw.Control(func(fd uintptr) {
+		unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1)
+	})
 }
