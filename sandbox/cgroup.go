@@ -69,6 +69,9 @@ type cgroupTree struct {
 	groups map[string]map[cgroup]string // group → its workers' cgroups
 	of     map[cgroup]string            // a worker's group
 	weight map[cgroup]uint64            // the weight last written to a worker's cgroup
+	// treeTasks is the tree's weight last written, in nice-0 tasks
+	// (cgroup_tree.go); 0: none written since the tree was made.
+	treeTasks uint64
 }
 
 var hostCgroups = &cgroupTree{
@@ -127,6 +130,7 @@ func (t *cgroupTree) newCgroup(group string, pid int, l limits) (cgroup, error) 
 		return nil, fmt.Errorf("worker cgroup: %w", err)
 	}
 	t.joinLocked(cg, group)
+	t.weighTreeLocked()
 	return cg, nil
 }
 
@@ -200,7 +204,10 @@ func (t *cgroupTree) release(cg cgroup) {
 	t.leaveLocked(cg)
 	if len(t.of) == 0 {
 		removeCgroupDirs(t.base)
+		t.treeTasks = 0 // the next tree starts at the kernel's default
+		return
 	}
+	t.weighTreeLocked()
 }
 
 // workerCgroupName names a worker's own cgroup.
