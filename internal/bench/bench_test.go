@@ -104,8 +104,12 @@ func TestQuickLoadAndSoak(t *testing.T) {
 	out := runBench(t, replbench(t), append([]string{"--quick", "--load", "3", "--load-duration", "2s", "--soak", "2s", "--load-cells", cellsFile}, anchorArgs(t)...)...)
 	row := lineWith(out, "| 3 | replhost |")
 	f := strings.Split(row, "|")
-	if len(f) < 11 || strings.TrimSpace(f[3]) != "3/3" || strings.TrimSpace(f[8]) != "0" || strings.TrimSpace(f[9]) != "0" {
+	if len(f) < 12 || strings.TrimSpace(f[3]) != "3/3" || strings.TrimSpace(f[9]) != "0" || strings.TrimSpace(f[10]) != "0" {
 		t.Fatalf("load row: got %q; want 3/3 logged in, 0 errors, 0 mixed-up\n%s", row, out)
+	}
+	// The cells over 100 ms, as the client saw them and as the host timed them.
+	if client, host, ok := strings.Cut(strings.TrimSpace(f[8]), " / "); !ok || !strings.HasSuffix(client, "%") || !strings.Contains(host, "% (> 102 ms)") {
+		t.Errorf("load row's cells over 100 ms %q; want client and host-timed shares", f[8])
 	}
 	// --load-cells has one line per cell of the table, by session.
 	b, err := os.ReadFile(cellsFile)

@@ -28,7 +28,39 @@ type loadResult struct {
 	rootCPU          time.Duration // of it, the server's root process (replhost: the host, not its workers)
 	pss              int64         // server tree's PSS at the end of the hold
 	availDrop        int64         // MemAvailable at the start minus at the end of the hold
-	took             time.Duration
+	// slow and hostSlow are the cells over slowCell as the client saw
+	// them and as the host timed them (its cell histogram's bucket nearest
+	// slowCell, hostBound; hostCells in all): a tail the host did not see
+	// was the client's or the terminal's, SSH included. hostCells < 0:
+	// no host figures (the anchor).
+	slow                int64
+	hostSlow, hostCells float64
+	hostBound           float64
+	took                time.Duration
+}
+
+// slowCell is the latency the load's aim bounds the p99 by.
+const slowCell = 100 * time.Millisecond
+
+// hostCellHistogram is replhost's histogram of the time to run a cell
+// (from the line's arrival to its value, terminal output excluded).
+const hostCellHistogram = "replhost_cell_duration_seconds"
+
+// hostCellsOver reads how many cells the host timed over about slowCell,
+// and how many in all; ok false without the host's metrics.
+func hostCellsOver(t *target) (over, all, bound float64, ok bool) {
+	if t.metrics == "" {
+		return 0, 0, 0, false
+	}
+	le, bound, err := t.metricsBucket(hostCellHistogram, slowCell.Seconds())
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	all, err = t.metricsValue(hostCellHistogram + "_count")
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	return all - le, all, bound, true
 }
 
 // cellRecord is one cell of a load run: which session, when it was typed
@@ -74,15 +106,25 @@ func (r *run) loadMode() error {
 			}
 			rows = append(rows, []string{strconv.Itoa(n), t.name, fmt.Sprintf("%d/%d", res.opened, n),
 				strconv.FormatInt(res.cells, 10), ms(res.lat.median()), ms(res.lat.p99()), ms(res.lat.quantile(1)),
-				errText, strconv.FormatInt(res.mixed, 10), fmt.Sprintf("%.0f %%", res.hostCPU*100),
+				slowText(res), errText, strconv.FormatInt(res.mixed, 10), fmt.Sprintf("%.0f %%", res.hostCPU*100),
 				ms(res.serverCPU / time.Duration(max(1, res.cells))), ms(res.rootCPU / time.Duration(max(1, res.cells))),
 				mib(float64(res.pss)), mib(float64(res.availDrop))})
 		}
 	}
-	fmt.Fprintf(r.Stdout, "Load: N sessions at once (logged in 8 at a time), each typing one cell a second (`c++; c`, checked against a counter only that session knows), for %s after all logged in.\n\n", r.LoadDuration)
-	table(r.Stdout, []string{"sessions", "server", "logged in", "cells", "p50", "p99", "max", "errors", "mixed-up state",
+	fmt.Fprintf(r.Stdout, "Load: N sessions at once (logged in 8 at a time), each typing one cell a second (`c++; c`, checked against a counter only that session knows), for %s after all logged in. Over 100 ms: the share of cells the client waited longer for, and of those the host timed (its cell histogram, from the line's arrival to the value: a slow cell the host did not see waited in the client, SSH or the terminal).\n\n", r.LoadDuration)
+	table(r.Stdout, []string{"sessions", "server", "logged in", "cells", "p50", "p99", "max", "over 100 ms: client / host-timed", "errors", "mixed-up state",
 		"host CPU", "server CPU per cell", "of it, root process", "server PSS", "MemAvailable drop"}, rows)
 	return nil
+}
+
+// slowText is the share of cells over slowCell as the client and the host
+// saw them.
+func slowText(res loadResult) string {
+	c := fmt.Sprintf("%.2f %%", 100*float64(res.slow)/float64(max(1, res.cells)))
+	if res.hostCells < 0 {
+		return c + " / –"
+	}
+	return fmt.Sprintf("%s / %.2f %% (> %.0f ms)", c, 100*res.hostSlow/max(1, res.hostCells), res.hostBound*1000)
 }
 
 // hold logs n sessions in (8 at a time), then has each evaluate a cell
@@ -130,6 +172,7 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 	cpu0, busy0, total0 := treeCPU(t.pid()), time.Duration(0), time.Duration(0)
 	busy0, total0 = hostCPU()
 	root0, _ := readStat(t.pid())
+	over0, all0, _, hostOK := hostCellsOver(t)
 	start := time.Now()
 	r.logf("load: %d sessions logged in; the hold begins (%s)", res.opened, start.UTC().Format("15:04:05.000"))
 	lats := make([]samples, n)
@@ -178,9 +221,18 @@ func (r *run) hold(t *target, n int, d, period time.Duration) loadResult {
 	if root1, ok := readStat(t.pid()); ok {
 		res.rootCPU = root1.own - root0.own
 	}
+	res.hostCells = -1
+	if over1, all1, bound, ok := hostCellsOver(t); ok && hostOK {
+		res.hostSlow, res.hostCells, res.hostBound = over1-over0, all1-all0, bound
+	}
 	res.pss = treePSS(t.pid())
 	res.availDrop = avail0 - memAvailable()
 	for i, l := range lats {
+		for _, d := range l {
+			if d > slowCell {
+				res.slow++
+			}
+		}
 		res.lat = append(res.lat, l...)
 		res.cellLog = append(res.cellLog, logs[i]...)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -299,4 +300,41 @@ func (t *target) metricsValue(name string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("metric %s not found", name)
+}
+
+// metricsBucket reads the cumulative count of histogram name's bucket
+// whose upper bound is nearest le, and the bound itself.
+func (t *target) metricsBucket(name string, le float64) (count, bound float64, err error) {
+	hc := http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Get("http://" + t.metrics + "/metrics")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	found := false
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name+`_bucket{le="`)
+		if !ok {
+			continue
+		}
+		b, v, ok := strings.Cut(rest, `"} `)
+		var bf, vf float64
+		if !ok || parseFloat(b, &bf) != nil || parseFloat(v, &vf) != nil {
+			continue
+		}
+		if !found || math.Abs(bf-le) < math.Abs(bound-le) {
+			count, bound, found = vf, bf, true
+		}
+	}
+	if !found {
+		return 0, 0, fmt.Errorf("histogram %s not found", name)
+	}
+	return count, bound, sc.Err()
+}
+
+func parseFloat(s string, f *float64) error {
+	_, err := fmt.Sscan(s, f)
+	return err
 }
