@@ -121,16 +121,45 @@ func benchIdleWorkers(b *testing.B, idle bool) {
 }
 
 // BenchmarkWorkerEvalRoundTrip is one cell's round trip through a worker:
-// request, checked reply, output forwarded.
+// request, checked reply, output forwarded. host-cpu is this process's CPU
+// per cell, worker-cpu the worker's (from its threads' schedstat, in ns);
+// BenchmarkLoadCell is the same kind of cell in-process, for comparison:
+// what is left is the hop.
 func BenchmarkWorkerEvalRoundTrip(b *testing.B) {
 	w, _ := startWorker(b, "", WorkerOptions{})
 	mustEval(b, w, "n := 0", false)
+	host, worker := cpuTime(), threadsCPU(b, w.PID())
 	b.ResetTimer()
 	for b.Loop() {
 		if err := w.Eval(context.Background(), "n++\nn", true); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-host)/float64(time.Millisecond)/float64(b.N), "host-cpu-ms/op")
+	b.ReportMetric(float64(threadsCPU(b, w.PID())-worker)/float64(time.Millisecond)/float64(b.N), "worker-cpu-ms/op")
+}
+
+// threadsCPU is the CPU time pid's threads have run, from their
+// /proc/<pid>/task/<tid>/schedstat (nanoseconds, where /proc/<pid>/stat
+// counts 10 ms ticks).
+func threadsCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var d time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended
+		}
+		ns, _ := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		d += time.Duration(ns)
+	}
+	return d
 }
 
 // BenchmarkPoolFirstCell is a login's wait through a pool with an idle

@@ -39,7 +39,8 @@ func WorkerMain() int {
 		return 2
 	}
 	fw := &frameWriter{w: conn}
-	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease, worth: heapSlack}}
+	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease, worth: heapSlack}, jobs: make(chan func())}
+	go ws.serveJobs()
 	// A goroutine's panic or os.Exit ends the worker (the host takes an
 	// exit for the script's): the output held for the next frame goes
 	// first.
@@ -103,6 +104,30 @@ type workerSide struct {
 	outputCap int64
 	cancel    context.CancelFunc // of the eval or udf call in flight
 	udfIn     *udfInput          // input of the udf call in flight
+
+	jobs chan func() // to the request goroutine (serveJobs); unbuffered
+}
+
+// serveJobs runs the requests that run beside the reader (eval, replay),
+// one after the other, on one goroutine for the worker's life: its stack
+// stays grown to what the sandbox's parse and split of a cell need, where
+// a new goroutine per request grew and copied its stack several times a
+// cell (runtime.copystack was ~5 % of the worker's CPU).
+func (ws *workerSide) serveJobs() {
+	for job := range ws.jobs {
+		job()
+	}
+}
+
+// runJob runs job on the request goroutine, or on a new goroutine while
+// that one is busy (a request the host sent while one runs, which it does
+// not do): the reader never waits for a job.
+func (ws *workerSide) runJob(job func()) {
+	select {
+	case ws.jobs <- job:
+	default:
+		go job()
+	}
 }
 
 func (ws *workerSide) handle(f frame) {
@@ -129,10 +154,11 @@ func (ws *workerSide) handle(f frame) {
 		// begin here, not in the goroutine, so that an interrupt that
 		// follows at once finds the cell's cancel.
 		ctx, end := ws.begin(f.id)
-		go ws.eval(ctx, end, f.id, p[0] == 1, string(p[1:]))
+		show, cell := p[0] == 1, string(p[1:])
+		ws.runJob(func() { ws.eval(ctx, end, f.id, show, cell) })
 	case msgReplay:
 		ctx, end := ws.begin(f.id)
-		go ws.replay(ctx, end, f.id, p)
+		ws.runJob(func() { ws.replay(ctx, end, f.id, p) })
 	case msgInterrupt:
 		ws.mu.Lock()
 		if ws.cancel != nil {
