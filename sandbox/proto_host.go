@@ -112,7 +112,8 @@ type event struct {
 // host asked: it is the whole of the host's trust boundary. Its methods are
 // safe for concurrent use: the reader calls next, the requests begin and end.
 type hostDecoder struct {
-	r io.Reader
+	r   io.Reader
+	src *countingReader // under r: counts the reads of the socket
 
 	mu           sync.Mutex // guards the fields below
 	ready        bool       // msgReady was read
@@ -125,8 +126,29 @@ type hostDecoder struct {
 }
 
 func newHostDecoder(r io.Reader) *hostDecoder {
-	return &hostDecoder{r: bufio.NewReaderSize(r, 64<<10)}
+	src := &countingReader{r: r}
+	return &hostDecoder{r: bufio.NewReaderSize(src, 64<<10), src: src}
 }
+
+// countingReader counts the reads that returned data. Only the decoder's
+// reading goroutine reads it.
+type countingReader struct {
+	r     io.Reader
+	reads uint64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.reads++
+	}
+	return n, err
+}
+
+// reads is the number of reads of the stream that returned data so far:
+// frames decoded under the same number came in one read. Called by the
+// goroutine that calls next.
+func (d *hostDecoder) reads() uint64 { return d.src.reads }
 
 // begin records a request about to be sent and returns its id.
 func (d *hostDecoder) begin(reply byte, maxRecords int) uint32 {

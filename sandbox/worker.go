@@ -131,6 +131,17 @@ func (w *Worker) read(done chan<- struct{}) {
 			w.protocolError(protoErrorf("host decoder panicked: %v", v))
 		}
 	}()
+	// drained is the read of the socket after which the pipes were last
+	// drained: what the worker wrote to them before it sent the frames of
+	// one read is in them by then, so one drain serves all those frames
+	// (a cell's output and result come in one read: one poll, not two).
+	drained := uint64(0)
+	drainStdio := func() {
+		if n := w.dec.reads(); n != drained {
+			drained = n
+			w.drainStdio()
+		}
+	}
 	for {
 		ev, ok, err := w.dec.next()
 		if err != nil {
@@ -147,7 +158,7 @@ func (w *Worker) read(done chan<- struct{}) {
 			w.hello = ev.hello
 			close(w.ready)
 		case msgStdout, msgStderr, msgUDFOut, msgUDFErr:
-			w.drainStdio()
+			drainStdio()
 			if !w.dropOutput.Load() {
 				w.forward(ev.typ, ev.out)
 			}
@@ -164,7 +175,7 @@ func (w *Worker) read(done chan<- struct{}) {
 		default:
 			// What compiled code of the request wrote to fd 1 and 2 is
 			// in the pipes by now: it goes out before the reply.
-			w.drainStdio()
+			drainStdio()
 			// The output of an interrupted request is dropped up to its
 			// reply, which follows all of it.
 			w.dropOutput.Store(false)
