@@ -11,9 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// The worker protocol runs on a socket of its own (fd 3 in the worker,
-// moved at start to a random high descriptor), never on the code's stdout
-// or stderr. Every message is one frame:
+// The worker protocol runs on sockets of its own, one a direction (fd 3
+// for requests and fd 4 for the worker's frames in the worker, moved at
+// start to random high descriptors; see protoSockets), never on the
+// code's stdout or stderr. Every message is one frame:
 //
 //	type (1 byte) | request id (4 bytes) | payload length (4 bytes) | payload
 //
@@ -61,7 +62,7 @@ const (
 )
 
 // protocolVersion changes with every change of the frames or payloads.
-const protocolVersion = 4
+const protocolVersion = 5
 
 const (
 	frameHeader = 9             // type, id, length

@@ -87,8 +87,9 @@ type Worker struct {
 	cmd           *exec.Cmd
 	pid           int
 	exe           string
-	conn          *os.File      // the host's end of the protocol socket
-	fw            *frameWriter  // requests, on conn
+	conn          *os.File      // the host's end of the worker's socket: its frames
+	connOut       *os.File      // the host's end of the requests' socket (blocking)
+	fw            *frameWriter  // requests, on connOut
 	dec           *hostDecoder  // the worker's frames, on conn: checked
 	log           *crashLog     // of the worker's own stderr (stdio[1])
 	stdio         [2]*stdioPipe // the worker's own fd 1 and fd 2
@@ -256,6 +257,7 @@ func (w *Worker) wait(readerDone <-chan struct{}) {
 		<-p.end // the worker's ends closed with it: all it wrote is forwarded
 	}
 	w.conn.Close() // ends the reader if the worker left the socket open
+	w.connOut.Close()
 	<-readerDone
 	for _, p := range w.stdio {
 		p.close()
@@ -570,16 +572,13 @@ func (w *Worker) PID() int { return w.pid }
 func (w *Worker) Close() error {
 	w.closeOnce.Do(func() {
 		w.closing.Store(true)
-		deadline := time.Now().Add(closeGrace)
-		w.conn.SetWriteDeadline(deadline)
-		w.fw.send(msgQuit, 0, nil)
-		t := time.NewTimer(time.Until(deadline))
+		// The kill is armed first: the requests' socket is blocking, and
+		// a worker that reads nothing holds up the quit (and any request
+		// being written) until it is killed.
+		t := time.AfterFunc(closeGrace, func() { w.kill("closed") })
 		defer t.Stop()
-		select {
-		case <-w.dead:
-		case <-t.C:
-			w.kill("closed")
-		}
+		w.fw.send(msgQuit, 0, nil)
+		<-w.dead
 	})
 	<-w.dead
 	return nil

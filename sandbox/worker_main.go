@@ -25,7 +25,7 @@ import (
 const stuckGrace = 300 * time.Millisecond
 
 // WorkerMain is the worker process, `replhost worker`: it serves the
-// protocol on fd 3 until the host says quit or goes away, and returns the
+// protocol on fd 3 and fd 4 until the host says quit or goes away, and returns the
 // exit code. It applies its confinement (Landlock, working directory,
 // memory limit) when the host tells it its session, before any code runs.
 func WorkerMain() int {
@@ -33,12 +33,12 @@ func WorkerMain() int {
 	// in 512 KiB took a traceback through yaegi's deep stacks each time.
 	runtime.MemProfileRate = 0
 	lower.GoPanicEndsProcess = true // a goroutine's panic ends the worker, as it ends a Go program
-	conn, err := protocolSocket()
+	conn, out, err := protocolSockets()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replhost worker:", err)
 		return 2
 	}
-	fw := &frameWriter{w: conn}
+	fw := &frameWriter{w: out}
 	ws := &workerSide{fw: fw, out: &cellOutput{fw: fw}, idle: &idleReleaser{delay: idleRelease, worth: heapSlack}, jobs: make(chan func())}
 	go ws.serveJobs()
 	// A goroutine's panic or os.Exit ends the worker (the host takes an
@@ -46,7 +46,7 @@ func WorkerMain() int {
 	// first.
 	lower.BeforeProcessEnd = fw.flushHeld
 	if workerTestHook != nil {
-		ws.extra = workerTestHook(conn)
+		ws.extra = workerTestHook(out)
 	}
 	hello := helloMsg{Protocol: protocolVersion, Build: buildID()}
 	if os.Getenv(workerSourcesVar) != "" {
@@ -72,8 +72,9 @@ func WorkerMain() int {
 }
 
 // workerTestHook, set by tests only, adds symbols to the session's
-// interpreter that reach the protocol socket: they model code that found
-// a way to it, to test the host against forged frames.
+// interpreter that reach the protocol socket of the worker's frames: they
+// model code that found a way to it, to test the host against forged
+// frames.
 var workerTestHook func(conn *os.File) interp.Exports
 
 // workerSide is the state of the worker: the session's interpreter and the

@@ -59,19 +59,19 @@ func workerEnv(askSources bool) []string {
 	return append(env, raceEnv...)
 }
 
-// workerCommand is the command of a worker process: the protocol socket is
-// its fd 3, its own stdout and stderr are the pipes stdout and stderr (see
+// workerCommand is the command of a worker process: the protocol sockets
+// are its fd 3 (requests) and fd 4 (its frames), its own stdout and stderr are the pipes stdout and stderr (see
 // stdioPipe), it runs in a process group
 // of its own from the root directory (until init moves it to its session),
 // and it gets SIGKILL when the thread that started it exits.
 // askSources has it report its sources in its handshake (binaryPin).
-func workerCommand(exe string, args []string, askSources bool, proto, stdout, stderr *os.File) *exec.Cmd {
+func workerCommand(exe string, args []string, askSources bool, protoIn, protoOut, stdout, stderr *os.File) *exec.Cmd {
 	return &exec.Cmd{
 		Path:       exe,
 		Args:       append([]string{exe}, args...),
 		Env:        workerEnv(askSources),
 		Dir:        "/",
-		ExtraFiles: []*os.File{proto},
+		ExtraFiles: []*os.File{protoIn, protoOut},
 		Stdout:     stdout,
 		Stderr:     stderr,
 		SysProcAttr: &syscall.SysProcAttr{
@@ -127,19 +127,40 @@ func spawnLoop(ready chan<- struct{}) {
 	}
 }
 
-// socketPair returns the two ends of the protocol socket: the host's, in
-// non-blocking mode so that closing it ends a blocked read, and the
-// worker's, to be passed as its fd 3. Both are close-on-exec here, so no
-// other worker inherits them.
-func socketPair() (host, worker *os.File, err error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+// protoSockets returns the protocol's two sockets, one a direction, as
+// the host's ends (in: the worker's frames, non-blocking on the runtime's
+// poller so that closing it ends a blocked read; out: requests, blocking,
+// off the poller) and the worker's (its fd 3 for requests, fd 4 for its
+// frames). One socket a direction: on a socket both ends use, every read
+// by one side signals write space (EPOLLOUT) to the other's epoll, where
+// Go registers every descriptor, so each frame woke the sender's idle
+// netpoller once for nothing. A socket that is only written from the
+// host's side is kept off the poller; the worker's writing end is
+// blocking too. The ends each side does not use are shut down. All are
+// close-on-exec here, so no other worker inherits them.
+func protoSockets() (hostIn, hostOut, workerIn, workerOut *os.File, err error) {
+	req, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("socketpair: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("socketpair: %w", err)
 	}
-	if err := unix.SetNonblock(fds[0], true); err != nil {
-		unix.Close(fds[0])
-		unix.Close(fds[1])
-		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	rep, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(req[0])
+		unix.Close(req[1])
+		return nil, nil, nil, nil, fmt.Errorf("socketpair: %w", err)
 	}
-	return os.NewFile(uintptr(fds[0]), "replhost-proto"), os.NewFile(uintptr(fds[1]), "replhost-proto-worker"), nil
+	err = unix.SetNonblock(rep[0], true)
+	for _, sd := range [][2]int{{req[0], unix.SHUT_RD}, {req[1], unix.SHUT_WR}, {rep[0], unix.SHUT_WR}, {rep[1], unix.SHUT_RD}} {
+		if err == nil {
+			err = unix.Shutdown(sd[0], sd[1])
+		}
+	}
+	if err != nil {
+		for _, fd := range []int{req[0], req[1], rep[0], rep[1]} {
+			unix.Close(fd)
+		}
+		return nil, nil, nil, nil, fmt.Errorf("protocol sockets: %w", err)
+	}
+	return os.NewFile(uintptr(rep[0]), "replhost-proto-in"), os.NewFile(uintptr(req[0]), "replhost-proto-out"),
+		os.NewFile(uintptr(req[1]), "replhost-proto-worker-in"), os.NewFile(uintptr(rep[1]), "replhost-proto-worker-out"), nil
 }

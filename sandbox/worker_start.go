@@ -68,23 +68,27 @@ func spawnWorkerIn(ctx context.Context, exe string, args []string, timeout time.
 func spawnPinned(ctx context.Context, exe string, args []string, timeout time.Duration, cgroups bool, pin *binaryPin, askSources bool) (*Worker, error) {
 	timeout = startTimeout(timeout)
 	closeInheritedOnExec()
-	host, child, err := socketPair()
+	host, hostOut, childIn, childProto, err := protoSockets()
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	outPipe, errPipe, childOut, childErr, err := newStdioPipes()
 	if err != nil {
 		host.Close()
-		child.Close()
+		hostOut.Close()
+		childIn.Close()
+		childProto.Close()
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	cmd := workerCommand(exe, args, askSources, child, childOut, childErr)
+	cmd := workerCommand(exe, args, askSources, childIn, childProto, childOut, childErr)
 	err = startProcess(cmd)
-	child.Close()
+	childIn.Close()
+	childProto.Close()
 	childOut.Close()
 	childErr.Close()
 	if err != nil {
 		host.Close()
+		hostOut.Close()
 		outPipe.close()
 		errPipe.close()
 		return nil, fmt.Errorf("start worker: %w", err)
@@ -94,7 +98,8 @@ func spawnPinned(ctx context.Context, exe string, args []string, timeout time.Du
 		pid:         cmd.Process.Pid,
 		exe:         exe,
 		conn:        host,
-		fw:          &frameWriter{w: host},
+		connOut:     hostOut,
+		fw:          &frameWriter{w: hostOut},
 		dec:         newHostDecoder(host),
 		log:         errPipe.log,
 		stdio:       [2]*stdioPipe{outPipe, errPipe},
