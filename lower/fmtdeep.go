@@ -54,8 +54,11 @@ type mirror struct {
 	// numeric says it is for a verb fmt calls only Format for (%d, %f):
 	// String and Error are not called, Format is (to its parts too).
 	numeric bool
-	path    map[*types.Named]int // named types being rebuilt: recursion
-	pos     token.Pos            // where the operand is
+	// static says what interfaces hold is left out of needs: the walk
+	// finds it (for a tag, fmttag.go).
+	static bool
+	path   map[*types.Named]int // named types being rebuilt: recursion
+	pos    token.Pos            // where the operand is
 
 	conv      string       // name of the type switch, once used ("nil": none)
 	convTypes []types.Type // the types it switches on
@@ -152,6 +155,9 @@ func (m *mirror) needs(t types.Type, depth int, bare bool) bool {
 	case *types.Interface:
 		// yaegi keeps the methods of what an error or a Stringer holds,
 		// but not of what the session's own such interface holds.
+		if m.static {
+			return false
+		}
 		return depth > 0 && (!fmtIface(t) || m.r.ctx.declaredType(t)) || depth == 0 && m.r.fmtDynamic()
 	case *types.Struct:
 		for i := range u.NumFields() {

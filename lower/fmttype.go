@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replhost/replhost/internal/fmtmirror"
 	"github.com/replhost/replhost/internal/yaegix"
 )
 
@@ -159,6 +160,9 @@ func TypeName(v any) string {
 	}
 	if !rv.IsValid() {
 		return "<nil>"
+	}
+	if name, ok := fmtmirror.TaggedTypeName(rv.Interface()); ok {
+		return name // a slice, map or pointer of the session's types (fmttag.go)
 	}
 	return fmt.Sprintf("%T", rv.Interface())
 }

@@ -51,6 +51,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 	if e, ok := n.(ast.Expr); ok {
 		r.ifaceBox(e)  // see ifacebox.go
 		r.keepValue(e) // see keepvalue.go
+		r.tagValue(e)  // see fmttag.go
 	}
 	r.selfFuncs(n)
 }

@@ -91,6 +91,13 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 		}
 		return v, false // a compiled type prints as it is, with its methods
 	}
+	if !bare && !w.numeric {
+		// A slice, map or pointer of the session's types the front end
+		// tagged where it became an interface (tags.go).
+		if r, ok := rebuilt(rv, depth, w.show, w.syntax); ok {
+			return r, true
+		}
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		if !bare && w.conv != nil {

@@ -1,0 +1,169 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strconv"
+
+	"github.com/replhost/replhost/internal/fmtmirror"
+)
+
+// A slice, map or pointer of the session's types that becomes an
+// interface (`var a any = []Color{Red}`, `show(cs)` of a `func show(x
+// any)`, `return m` from a `func() any`) is a plain []int to yaegi and to
+// native code from then on: the print site that meets it later cannot
+// know its elements' methods (fmtstatic.go handles only the conversions
+// an operand itself shows). So where go/types sees such a conversion, the
+// value is passed through the session's tag function of its static type
+// (`ʟtag_H(cs)`, which returns it unchanged, with its type), which records
+// its identity in fmtmirror's table with the session's rebuilder of that
+// type; fmtmirror.Dynamic, at every print site, looks a plain slice, map or
+// pointer up there. Nothing else sees a difference: what is stored is the
+// value itself.
+
+func init() {
+	rt := Runtime[rtPath+"/rt"]
+	rt["MirrorTag"] = reflect.ValueOf(fmtmirror.Tag)
+	rt["MirrorRebuilder"] = reflect.ValueOf(fmtmirror.NewRebuilder)
+}
+
+// tagValue passes e through its type's tag function where e, a slice,
+// map or pointer whose parts print by the session's methods, is
+// implicitly converted to an interface.
+func (r *rewriter) tagValue(e ast.Expr) {
+	tv, ok := r.code.info.Types[e]
+	if !ok || tv.Value != nil || tv.IsNil() || tv.IsType() || !tv.IsValue() {
+		return
+	}
+	to := r.convTarget(e)
+	if to == nil || !types.IsInterface(substType(to, r.subst)) {
+		return
+	}
+	if call, ok := r.parent().(*ast.CallExpr); ok {
+		if _, isPrint := r.printFunc(call); isPrint {
+			return // its operands are rebuilt from their static types there
+		}
+	}
+	t := r.typeOf(e)
+	if t == nil {
+		return
+	}
+	t = substType(t, r.subst)
+	name, ok := r.tagFunc(t)
+	if !ok {
+		return
+	}
+	r.replaceNode(e, name+"("+r.nodeText(e)+")")
+}
+
+// tagFunc declares, once a session, the tag function of t and its
+// rebuilder, and returns the function's name; ok is false when a value of
+// t needs no tag.
+func (r *rewriter) tagFunc(t types.Type) (string, bool) {
+	if !r.taggable(t) {
+		return "", false
+	}
+	_, top := t.Underlying().(*types.Pointer)
+	depth := 1
+	if top {
+		depth = 0 // &[Red] at the top of an operand; an address below it
+	}
+	gen := func(show bool) string {
+		m := &mirror{r: r, rt: r.ctx.qualify(rtPath), show: show, path: map[*types.Named]int{}, pos: token.NoPos}
+		text := m.gen(t, "v", depth, false)
+		if m.conv != "" && m.conv != "nil" {
+			text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+		}
+		return text
+	}
+	plain, show := gen(false), gen(true)
+	syntax := "nil"
+	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), syntax: true, path: map[*types.Named]int{}, pos: token.NoPos}); m.needsSyntax(t, depth) {
+		text := m.genSyntax(t, "v", depth)
+		if m.conv != "" && m.conv != "nil" {
+			text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+		}
+		syntax = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + text + " }"
+	}
+	if len(plain)+len(show)+len(syntax) > maxMirrorText {
+		return "", false
+	}
+	goName := strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
+	tt := r.ctx.typeText(t, nil)
+	rt := r.ctx.qualify(rtPath)
+	showFn := "nil"
+	if show != plain {
+		showFn = "func(v " + tt + ") any { return " + show + " }"
+	}
+	hash := shortHash(tt + ";" + plain + ";" + show + ";" + syntax)
+	by := "ʟtagfn_" + hash
+	r.ctx.declare(by, func() string {
+		return "var " + by + " = " + rt + ".MirrorRebuilder(func(v " + tt + ") any { return " + plain + " }, " + showFn + ", " + syntax + ", " + goName + ", " + strconv.FormatBool(top) + ")"
+	})
+	name := "ʟtag_" + hash
+	r.ctx.declare(name, func() string {
+		return "func " + name + "(v " + tt + ") " + tt + " { " + rt + ".MirrorTag(v, " + by + "); return v }"
+	})
+	return name, true
+}
+
+// taggable reports whether a value of t loses, in an interface, what
+// prints it as Go does, and can be tagged: a slice, map or pointer
+// without methods of its own (yaegi wraps a value of a type with methods,
+// which the print site's type switch knows), of package-level types only
+// (the tag function is declared at the cell's top), whose parts print by
+// the session's methods.
+func (r *rewriter) taggable(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Slice, *types.Map:
+	case *types.Pointer:
+		if _, isIface := u.Elem().Underlying().(*types.Interface); isIface {
+			return false
+		}
+	default:
+		return false
+	}
+	if types.NewMethodSet(t).Len() > 0 || hasTypeParam(t) || !r.mentionsCellType(t) || r.mentionsLocalType(t, 0) {
+		return false
+	}
+	m := &mirror{r: r, static: true, path: map[*types.Named]int{}}
+	return m.needs(t, 0, false)
+}
+
+// mentionsLocalType reports whether t names a type declared inside a
+// function, which a declaration at the cell's top cannot name.
+func (r *rewriter) mentionsLocalType(t types.Type, depth int) bool {
+	if depth > maxMirrorDepth {
+		return true
+	}
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() != nil && r.ctx.chk.local(obj.Pkg()) && obj.Parent() != obj.Pkg().Scope() {
+			return true
+		}
+		for i := range t.TypeArgs().Len() {
+			if r.mentionsLocalType(t.TypeArgs().At(i), depth+1) {
+				return true
+			}
+		}
+		return false // a package-level type's parts are package-level too
+	case *types.Pointer:
+		return r.mentionsLocalType(t.Elem(), depth+1)
+	case *types.Slice:
+		return r.mentionsLocalType(t.Elem(), depth+1)
+	case *types.Array:
+		return r.mentionsLocalType(t.Elem(), depth+1)
+	case *types.Map:
+		return r.mentionsLocalType(t.Key(), depth+1) || r.mentionsLocalType(t.Elem(), depth+1)
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if r.mentionsLocalType(t.Field(i).Type(), depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
