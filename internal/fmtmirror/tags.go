@@ -95,7 +95,11 @@ func Tag(v any, b *Rebuilder) int {
 	if !ok {
 		return 0
 	}
-	tags.add(tagKey{uintptr(p), rv.Type()}, weak.Make((*byte)(p)), weak.Make(b))
+	k := tagKey{uintptr(p), rv.Type()}
+	if tags.has(k, p, b) {
+		return 0 // tagged before (a loop storing one slice): no weak.Make
+	}
+	tags.add(k, weak.Make((*byte)(p)), weak.Make(b))
 	return 0
 }
 
@@ -116,6 +120,18 @@ func identity(rv reflect.Value) (unsafe.Pointer, bool) {
 	}
 	p := rv.UnsafePointer()
 	return p, p != nil
+}
+
+// has reports whether k is in the table, alive, with rebuilder b.
+func (t *tagTable) has(k tagKey, p unsafe.Pointer, b *Rebuilder) bool {
+	t.mu.Lock()
+	i, ok := t.index[k]
+	var e tagEntry
+	if ok {
+		e = t.ring[i]
+	}
+	t.mu.Unlock()
+	return ok && unsafe.Pointer(e.ref.Value()) == p && e.by.Value() == b
 }
 
 func (t *tagTable) add(k tagKey, ref weak.Pointer[byte], by weak.Pointer[Rebuilder]) {
