@@ -96,6 +96,35 @@ func (r *rewriter) unwrapTypes() []string {
 	})
 }
 
+// unwrapAllHelper declares, when the session has types with an Unwrap()
+// []error method, the function that gives the errors err joins, and
+// returns its name (else rt.UnwrapAll's): asserted to each such type, as
+// yaegi asserts to interface{ Unwrap() []error } by method name only.
+func (r *rewriter) unwrapAllHelper() string {
+	rt := r.ctx.qualify(rtPath)
+	multi := r.typesWithMethod("Unwrap", func(sig *types.Signature) bool {
+		if sig.Params().Len() != 0 || sig.Results().Len() != 1 {
+			return false
+		}
+		s, isSlice := types.Unalias(sig.Results().At(0).Type()).(*types.Slice)
+		return isSlice && isErrorType(s.Elem())
+	})
+	if len(multi) == 0 {
+		return rt + ".UnwrapAll"
+	}
+	name := "ʟerrUnwrapAll_" + shortHash(strings.Join(multi, ";"))
+	r.ctx.declare(name, func() string {
+		var b strings.Builder
+		b.WriteString("func " + name + "(err error) []error { inner := " + rt + ".ErrorInner(err); ")
+		for _, t := range multi {
+			b.WriteString("if u, ok := err.(" + t + "); ok { return u.Unwrap() }; if u, ok := inner.(" + t + "); ok { return u.Unwrap() }; ")
+		}
+		b.WriteString("return " + rt + ".UnwrapAll(err) }")
+		return b.String()
+	})
+	return name
+}
+
 // isTypes are those with an Is(error) bool method.
 func (r *rewriter) isTypes() []string {
 	return r.typesWithMethod("Is", func(sig *types.Signature) bool {
@@ -159,9 +188,9 @@ func (r *rewriter) errUnwrapHelper() string {
 // compiled errors.Is too, for the Is methods and joined errors of
 // compiled errors.
 func (r *rewriter) errIsHelper() string {
-	unwrap := r.errUnwrapHelper()
+	unwrap, unwrapAll := r.errUnwrapHelper(), r.unwrapAllHelper()
 	is := r.isTypes()
-	name := "ʟerrIs_" + shortHash(unwrap+";"+strings.Join(is, ";"))
+	name := "ʟerrIs_" + shortHash(unwrap+";"+unwrapAll+";"+strings.Join(is, ";"))
 	rt := r.ctx.qualify(rtPath)
 	errors := r.ctx.qualify("errors")
 	r.ctx.declare(name, func() string {
@@ -176,7 +205,7 @@ func (r *rewriter) errIsHelper() string {
 			"for depth := 0; err != nil && depth < 1000; depth++ { " +
 			"if " + rt + ".ErrorsSame(err, target) || " + errors + ".Is(err, target) { return true }; " +
 			"if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(target) { return true }; " + layout.String() +
-			"if m := " + rt + ".UnwrapAll(err); m != nil { for _, e := range m { if " + name + "(e, target) { return true } }; return false }; " +
+			"if m := " + unwrapAll + "(err); m != nil { for _, e := range m { if " + name + "(e, target) { return true } }; return false }; " +
 			"err = " + unwrap + "(err) }; return false }"
 	})
 	return name
@@ -185,9 +214,9 @@ func (r *rewriter) errIsHelper() string {
 // errAsHelper declares errors.As's interpreted version for a target of
 // type *t.
 func (r *rewriter) errAsHelper(t types.Type) string {
-	unwrap := r.errUnwrapHelper()
+	unwrap, unwrapAll := r.errUnwrapHelper(), r.unwrapAllHelper()
 	tt := r.ctx.typeText(t, r.subst)
-	name := "ʟerrAs_" + shortHash(tt+";"+unwrap)
+	name := "ʟerrAs_" + shortHash(tt+";"+unwrap+";"+unwrapAll)
 	rt := r.ctx.qualify(rtPath)
 	r.ctx.declare(name, func() string {
 		return "func " + name + "(err error, target *" + tt + ") bool { if target == nil { panic(\"errors: target must be a non-nil pointer\") }; " +
@@ -195,7 +224,7 @@ func (r *rewriter) errAsHelper(t types.Type) string {
 			"if v, ok := err.(" + tt + "); ok { *target = v; return true }; " +
 			"if v, ok := " + rt + ".ErrorInner(err).(" + tt + "); ok { *target = v; return true }; " +
 			"if x, ok := err.(interface{ As(any) bool }); ok && x.As(target) { return true }; " +
-			"if m := " + rt + ".UnwrapAll(err); m != nil { for _, e := range m { if " + name + "(e, target) { return true } }; return false }; " +
+			"if m := " + unwrapAll + "(err); m != nil { for _, e := range m { if " + name + "(e, target) { return true } }; return false }; " +
 			"err = " + unwrap + "(err) }; return false }"
 	})
 	return name
