@@ -27,6 +27,8 @@ func init() {
 	rt := Runtime[rtPath+"/rt"]
 	rt["MirrorTag"] = reflect.ValueOf(fmtmirror.Tag)
 	rt["MirrorRebuilder"] = reflect.ValueOf(fmtmirror.NewRebuilder)
+	rt["MirrorTagIface"] = reflect.ValueOf(fmtmirror.TagIface)
+	rt["TaggedIfaceName"] = reflect.ValueOf(fmtmirror.TaggedIfaceName)
 }
 
 // tagValue passes e through its type's tag function where e, a slice,
@@ -34,7 +36,7 @@ func init() {
 // implicitly converted to an interface.
 func (r *rewriter) tagValue(e ast.Expr) {
 	tv, ok := r.code.info.Types[e]
-	if !ok || tv.Value != nil || tv.IsNil() || tv.IsType() || !tv.IsValue() {
+	if !ok || tv.IsNil() || tv.IsType() || !tv.IsValue() {
 		return
 	}
 	to := r.convTarget(e)
@@ -51,6 +53,9 @@ func (r *rewriter) tagValue(e ast.Expr) {
 		return
 	}
 	t = substType(t, r.subst)
+	if r.tagIface(e, t, substType(to, r.subst)) || tv.Value != nil {
+		return
+	}
 	name, ok := r.tagFunc(t)
 	if !ok {
 		return
@@ -163,6 +168,54 @@ func (r *rewriter) mentionsLocalType(t types.Type, depth int) bool {
 			if r.mentionsLocalType(t.Field(i).Type(), depth+1) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// tagIface converts e, of a non-struct type of the session's, to the
+// compiled interface to in a function that names e's type for %T
+// (fmtmirror.TagIface), when another of the session's types of the same
+// underlying type has to's methods too: %T could not tell them apart
+// (fmttype.go). It reports whether it did.
+func (r *rewriter) tagIface(e ast.Expr, t, to types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || !r.compiledIface(to) || n.TypeArgs().Len() > 0 || r.mentionsLocalType(n, 0) || !r.ctx.chk.local(n.Obj().Pkg()) {
+		return false
+	}
+	if _, isStruct := n.Underlying().(*types.Struct); isStruct {
+		return false // keepvalue.go's box keeps it, and its type
+	}
+	if _, isPtr := n.Underlying().(*types.Pointer); isPtr || types.IsInterface(n) {
+		return false
+	}
+	it := to.Underlying().(*types.Interface)
+	if !types.Implements(n, it) || !r.sharesIface(n, it) {
+		return false
+	}
+	tt, st := r.ctx.typeText(n, nil), r.ctx.typeText(to, nil)
+	goName := strconv.Quote(types.TypeString(n, func(p *types.Package) string { return p.Name() }))
+	name := "ʟtagI_" + shortHash(tt+";"+st+";"+goName)
+	rt := r.ctx.qualify(rtPath)
+	r.ctx.declare(name, func() string {
+		return "func " + name + "(v " + tt + ") " + st + " { var s " + st + " = v; " + rt + ".MirrorTagIface(s, " + goName + "); return s }"
+	})
+	r.replaceNode(e, name+"("+r.nodeText(e)+")")
+	return true
+}
+
+// sharesIface reports whether another package-level type of the
+// session's, of n's underlying type, implements it.
+func (r *rewriter) sharesIface(n *types.Named, it *types.Interface) bool {
+	scope := r.ctx.chk.scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() || tn.Type() == types.Type(n) {
+			continue
+		}
+		o, ok := tn.Type().(*types.Named)
+		if ok && o.TypeParams().Len() == 0 && types.Identical(o.Underlying(), n.Underlying()) && types.Implements(o, it) {
+			return true
 		}
 	}
 	return false

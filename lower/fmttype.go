@@ -92,7 +92,9 @@ func (r *rewriter) dynamicTypeText(a ast.Expr) (string, bool) {
 		text += "switch v.(type) { " + cases.String() + "}; "
 	}
 	if wrapped.Len() > 0 {
-		text += "ms := " + rt + ".WrapperMethods(v); "
+		// Named where it was converted, when its methods did not tell
+		// (fmttag.go).
+		text += "if nm, ok := " + rt + ".TaggedIfaceName(v); ok { return nm }; ms := " + rt + ".WrapperMethods(v); "
 	}
 	if layouts.Len() > 0 || wrapped.Len() > 0 {
 		// A value converted to an interface of a compiled package (error)

@@ -115,3 +115,41 @@ func TestTagBounded(t *testing.T) {
 	runtime.KeepAlive(keep)
 	runtime.KeepAlive(b)
 }
+
+// wrapperLike is the shape of yaegi's wrapper of a value converted to
+// fmt.Stringer.
+type wrapperLike struct {
+	IValue  any
+	WString func() string
+}
+
+func (w wrapperLike) String() string { return w.WString() }
+
+// A wrapper tagged with a type's name is named by it, copies of it too;
+// another wrapper of the same value is not, nor one whose method is not
+// a reflect.MakeFunc closure (interpreted methods are).
+func TestTagIface(t *testing.T) {
+	mk := func() wrapperLike {
+		f := reflect.MakeFunc(reflect.TypeFor[func() string](), func([]reflect.Value) []reflect.Value {
+			return []reflect.Value{reflect.ValueOf("c1")}
+		})
+		return wrapperLike{IValue: 1, WString: f.Interface().(func() string)}
+	}
+	w := mk()
+	TagIface(w, "main.Color")
+	copied := w
+	if name, ok := TaggedIfaceName(copied); !ok || name != "main.Color" {
+		t.Errorf("copy of a tagged wrapper: %q %v", name, ok)
+	}
+	if _, ok := TaggedIfaceName(mk()); ok {
+		t.Error("an untagged wrapper of the same value was named")
+	}
+	plain := wrapperLike{IValue: 1, WString: func() string { return "x" }}
+	TagIface(plain, "main.Weekday")
+	if _, ok := TaggedIfaceName(plain); ok {
+		t.Error("a wrapper whose method is no MakeFunc closure was tagged")
+	}
+	if _, ok := TaggedIfaceName(1); ok {
+		t.Error("a plain int was named")
+	}
+}
