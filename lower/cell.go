@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -29,8 +30,10 @@ type cell struct {
 	src   []byte
 	units []unit
 	file  *ast.File
-	tf    *token.File
-	sec   [3]int // synthetic offset of cell offset 0 in each section
+	tf    *token.File // nil once committed, unless it keeps its syntax (settle)
+	base  int         // tf's base and size: the cell's positions
+	size  int
+	sec   [3]int // synthetic offset of cell offset 0 in each section (-1: left out, no unit of its kind)
 
 	imports []*ast.GenDecl    // the cell's own import declarations
 	decls   []ast.Decl        // the cell's declarations (not imports)
@@ -55,11 +58,21 @@ const cellFuncName = "ʟcell"
 func parseCell(fset *token.FileSet, index int, src string, prev map[string]string) (*cell, error) {
 	units, _ := splitUnits([]byte(src)) // a scanner error is the parser's too
 	c := &cell{index: index, src: []byte(src), units: units, unitOf: map[ast.Node]int{}, exprs: map[ast.Expr]bool{}}
+	var has [3]bool
+	for _, u := range units {
+		has[u.kind] = true
+	}
 	var b []byte
 	b = append(b, "package main\n"...)
 	for k := range 3 {
 		if k == 2 {
 			b = append(b, "func "+cellFuncName+"() {\n"...)
+		}
+		// A section with no unit would be blanks only: left out, it costs
+		// the file (kept for the session's life) no lines and no //line.
+		c.sec[k] = -1
+		if !has[k] {
+			continue
 		}
 		b = append(b, "//line cell:1:1\n"...)
 		c.sec[k] = len(b)
@@ -76,6 +89,7 @@ func parseCell(fset *token.FileSet, index int, src string, prev map[string]strin
 	}
 	c.file = f
 	c.tf = fset.File(f.Pos())
+	c.base, c.size = c.tf.Base(), c.tf.Size()
 	// A cell without imports shares prev (never written after its parse):
 	// a copy per cell was kept by every committed cell.
 	c.importSet = prev
@@ -155,12 +169,12 @@ func (c *cell) blank(k unitKind) []byte {
 // offset maps a position of the synthetic file to an offset in the cell
 // source, or -1 if it lies in the synthetic scaffolding.
 func (c *cell) offset(p token.Pos) int {
-	if !p.IsValid() || c.tf == nil || int(p) < c.tf.Base() || int(p) > c.tf.Base()+c.tf.Size() {
+	if !c.contains(p) {
 		return -1
 	}
-	o := c.tf.Offset(p)
+	o := int(p) - c.base
 	for k := 2; k >= 0; k-- {
-		if o >= c.sec[k] {
+		if c.sec[k] >= 0 && o >= c.sec[k] {
 			if o-c.sec[k] > len(c.src) {
 				return -1
 			}
@@ -172,7 +186,7 @@ func (c *cell) offset(p token.Pos) int {
 
 // contains reports whether p is a position inside this cell's file.
 func (c *cell) contains(p token.Pos) bool {
-	return c.tf != nil && int(p) >= c.tf.Base() && int(p) <= c.tf.Base()+c.tf.Size()
+	return p.IsValid() && c.size > 0 && int(p) >= c.base && int(p) <= c.base+c.size
 }
 
 func (c *cell) mapUnit(n ast.Node) {
@@ -290,16 +304,98 @@ func recvBase(d *ast.FuncDecl) string {
 }
 
 // settle drops what only the cell's own lowering reads, once it is
-// committed: the parsed file beyond its name and extent (its statement
-// section, the //line comments), the statements, and the maps keyed by
-// its top-level nodes. A session keeps every committed cell; these were
-// ~0.5 KB of each. What later cells read stays: the declarations, the
-// hoisted definitions, the imports, the token.File and the source.
-func (c *cell) settle() {
+// committed: the statements, the units and the maps keyed by its
+// top-level nodes, and its token.File leaves the session's FileSet (the
+// cell's positions stay in base and size; the FileSet of a check that
+// needs them is made for it, fileSetOf). A session keeps every committed
+// cell. A cell whose declarations later cells' lowerings read (generics,
+// whose instances are made from their cell's declarations and types.Info,
+// and type declarations, which redefine.go compares) keeps its
+// declarations, hoisted definitions, imports and token.File; any other
+// keeps only its source, its import set and its extent, and is parsed
+// again (syntax) on the rare paths that need its syntax: the whole model's
+// check, a rebuild, a pending cell's check alone. Those were ~1 KB of each
+// declared cell, 45 % of what the front end kept.
+func (s *Session) settle(c *cell) {
+	s.fset.RemoveFile(c.tf)
+	c.units, c.unitOf, c.exprs, c.imported = nil, nil, nil, nil
+	if !c.keepsSyntax() {
+		c.file, c.tf, c.body, c.imports, c.decls, c.hoisted, c.qualifiers = nil, nil, nil, nil, nil, nil, nil
+		return
+	}
 	f := c.file
 	c.file = &ast.File{Name: f.Name, Package: f.Package, FileStart: f.FileStart, FileEnd: f.FileEnd}
 	if c.body != nil {
 		c.body = &ast.BlockStmt{Lbrace: c.body.Lbrace, Rbrace: c.body.Rbrace}
 	}
-	c.unitOf, c.exprs = nil, nil
+}
+
+// keepsSyntax reports whether c declares a type or a generic function or
+// method: its declarations stay parsed once it is committed (settle).
+func (c *cell) keepsSyntax() bool {
+	for _, d := range c.decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE || isGenericDecl(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// syntax returns committed cell c with its declarations parsed: c itself
+// when it kept them, else a copy parsed again from its source, settled
+// alike (no statements). The copy is parsed in a scratch FileSet whose
+// next base is c's, so its nodes have the positions of c's first parse:
+// those of the objects the incremental check kept.
+func (s *Session) syntax(c *cell) *cell {
+	if c.file != nil {
+		return c
+	}
+	fs := token.NewFileSet()
+	if gap := c.base - fs.Base() - 1; gap >= 0 {
+		fs.AddFile("", -1, gap)
+	}
+	p, err := parseCell(fs, c.index, string(c.src), c.importSet)
+	if err != nil || p.base != c.base || p.size != c.size {
+		panic(fmt.Sprintf("committed cell %d does not parse again as it did: %v", c.index, err))
+	}
+	p.importSet = c.importSet
+	p.mentions = c.mentions
+	p.units, p.unitOf, p.exprs = nil, nil, nil
+	if p.body != nil {
+		p.body = &ast.BlockStmt{Lbrace: p.body.Lbrace, Rbrace: p.body.Rbrace}
+	}
+	return p
+}
+
+// withSyntax returns cells, each with its declarations parsed (syntax).
+func (s *Session) withSyntax(cells []*cell) []*cell {
+	out := make([]*cell, len(cells))
+	for i, c := range cells {
+		out[i] = s.syntax(c)
+	}
+	return out
+}
+
+// fileSetOf returns a FileSet that holds the files of cells (each with its
+// syntax): the session's for the current cell alone, else one made of
+// their token.Files (go/types looks up the file of every file it checks).
+func (s *Session) fileSetOf(cells []*cell) *token.FileSet {
+	if len(cells) == 1 && cells[0].tf != nil && s.fset.File(token.Pos(cells[0].base)) == cells[0].tf {
+		return s.fset
+	}
+	tfs := make([]*token.File, len(cells))
+	for i, c := range cells {
+		tfs[i] = c.tf
+	}
+	fs := token.NewFileSet()
+	fs.AddExistingFiles(tfs...)
+	return fs
+}
+
+// forget removes the file of a parsed cell that was not committed (its
+// objects are nowhere kept) from the session's FileSet.
+func (s *Session) forget(c *cell) {
+	if c != nil && c.tf != nil && (c.index >= len(s.cells) || s.cells[c.index] != c) {
+		s.fset.RemoveFile(c.tf)
+	}
 }

@@ -95,7 +95,11 @@ func (s *Session) relevant(c *cell) []*cell {
 	include := func(i int) {
 		if !seen[i] {
 			seen[i] = true
-			push(s.cells[i].mentioned(false))
+			c := s.cells[i]
+			if c.mentions == nil {
+				c.mentions = s.syntax(c).mentioned(false)
+			}
+			push(c.mentions)
 		}
 	}
 	push(c.mentioned(true))

@@ -103,7 +103,7 @@ func (s *Session) catchUp() bool {
 		s.inc.stale = true
 	}
 	for len(s.inc.pending) > 0 && !s.inc.stale {
-		p := s.inc.pending[0]
+		p := s.syntax(s.inc.pending[0])
 		chk := s.checkAlone(p)
 		if chk == nil {
 			s.inc.stale = true
@@ -321,7 +321,7 @@ func (s *Session) checkAlone(c *cell) (chk *checked) {
 		}
 	}()
 	files := s.modelFiles([]*cell{c}, c, false)
-	_ = types.NewChecker(&conf, s.fset, pkg, info).Files(files) // errors: through conf.Error
+	_ = types.NewChecker(&conf, s.fileSetOf([]*cell{c}), pkg, info).Files(files) // errors: through conf.Error
 	if failed {
 		return nil
 	}
@@ -350,18 +350,19 @@ func (s *Session) rebuild() (ok bool) {
 		}
 	}()
 	s.inc.rebuilds++
-	files := s.modelFiles(s.cells, nil, true)
+	cells := s.withSyntax(s.cells)
+	files := s.modelFiles(cells, nil, true)
 	info := newInfo()
 	conf := types.Config{Importer: s.src, GoVersion: "go1.26", Error: func(error) {}}
-	pkg, _ := conf.Check("main", s.fset, files, info)
+	pkg, _ := conf.Check("main", s.fileSetOf(cells), files, info)
 	for _, p := range s.inc.pending {
-		for _, d := range p.allDecls() {
+		for _, d := range cells[p.index].allDecls() {
 			s.inc.noteMentions(d, nil) // syntactic: info has no function bodies
 		}
 	}
 	s.inc.pending = nil
 	clear(s.inc.byName)
-	for i, x := range s.cells {
+	for i, x := range cells {
 		s.inc.typed[i] = typesOf(x, pkg, info, func(n string) bool { return s.index.owner[n] == i })
 		for _, o := range s.inc.typed[i].objs {
 			s.inc.byName[o.Name()] = o

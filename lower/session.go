@@ -86,12 +86,16 @@ func (s *Session) Commit(cell string) {
 		s.inc.commit(s.last.cell, s.last.chk)
 		s.index.add(len(s.cells), s.last.cell)
 		s.cells = append(s.cells, s.last.cell)
-		s.last.cell.settle()
+		s.settle(s.last.cell)
 		for _, n := range s.last.emitted {
 			s.emitted[n] = true
 		}
 		s.last = nil
 		return
+	}
+	if s.last != nil {
+		s.forget(s.last.cell)
+		s.last = nil
 	}
 	c, err := parseCell(s.fset, len(s.cells), cell, s.importSet())
 	if err != nil {
@@ -100,7 +104,7 @@ func (s *Session) Commit(cell string) {
 	s.inc.commit(c, nil)
 	s.index.add(len(s.cells), c)
 	s.cells = append(s.cells, c)
-	c.settle()
+	s.settle(c)
 }
 
 func (s *Session) importSet() map[string]string {
@@ -130,7 +134,10 @@ func (s *Session) LowerMap(cellSrc string) (out string, m *SourceMap, err error)
 			out, m, err = "", nil, fmt.Errorf("lower: internal error: %v", p)
 		}
 	}()
-	s.last = nil
+	if s.last != nil {
+		s.forget(s.last.cell) // not committed
+		s.last = nil
+	}
 	c, err := parseCell(s.fset, len(s.cells), cellSrc, s.importSet())
 	if err != nil {
 		return "", nil, err
@@ -190,7 +197,7 @@ func (s *Session) check(c *cell) (*checked, error) {
 // current cell. Later declarations of a name replace earlier ones, as at the
 // REPL. Only errors inside the current cell count.
 func (s *Session) checkFull(c *cell) (*checked, error) {
-	all := append(s.relevant(c), c)
+	all := append(s.withSyntax(s.relevant(c)), c)
 	files := s.modelFiles(all, c, false)
 	info := newInfo()
 	var errs []types.Error
@@ -203,7 +210,7 @@ func (s *Session) checkFull(c *cell) (*checked, error) {
 			}
 		},
 	}
-	pkg, _ := conf.Check("main", s.fset, files, info)
+	pkg, _ := conf.Check("main", s.fileSetOf(all), files, info)
 	chk := &checked{cur: c, cells: all, pkg: pkg, info: info, sessionFmt: s.index.fmtMethods}
 	for _, e := range errs {
 		if strings.Contains(e.Msg, "could not import") {
@@ -219,14 +226,14 @@ func (s *Session) checkFull(c *cell) (*checked, error) {
 }
 
 // modelFiles builds the type-checking model of cells all (in session
-// order; c, if not nil, the current one and last): one file per cell, with
-// the declarations a later cell replaces left out. strip leaves out the
-// bodies of non-generic functions of committed cells (no object's type
-// depends on them).
+// order, each with its syntax; c, if not nil, the current one and last):
+// one file per cell, with the declarations a later cell replaces left out.
+// strip leaves out the bodies of non-generic functions of committed cells
+// (no object's type depends on them).
 func (s *Session) modelFiles(all []*cell, c *cell, strip bool) []*ast.File {
-	pos := make(map[*cell]int, len(all))
+	pos := make(map[int]int, len(all)) // cell index → position in all
 	for i, x := range all {
-		pos[x] = i
+		pos[x.index] = i
 	}
 	// owner: declared name → position in all of the last cell declaring it
 	// in the whole session; -1 when that cell was left out (a declaration
@@ -243,7 +250,7 @@ func (s *Session) modelFiles(all []*cell, c *cell, strip bool) []*ast.File {
 				}
 				owner[n] = -1
 				if o, ok := s.index.owner[n]; ok {
-					if p, in := pos[s.cells[o]]; in {
+					if p, in := pos[o]; in {
 						owner[n] = p
 					}
 				}
@@ -261,8 +268,8 @@ func (s *Session) modelFiles(all []*cell, c *cell, strip bool) []*ast.File {
 	for i, x := range all {
 		f := &ast.File{Name: x.file.Name, Package: x.file.Package, FileStart: x.file.FileStart, FileEnd: x.file.FileEnd}
 		g := importDecl(x)
-		if x != c {
-			x.imported = g // committed: its imports no longer change
+		if x != c && x == s.cells[x.index] {
+			x.imported = g // committed and kept parsed: its imports no longer change
 		}
 		if len(g.Specs) > 0 {
 			f.Decls = append(f.Decls, g)

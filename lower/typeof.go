@@ -14,6 +14,7 @@ func (s *Session) TypeOf(expr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer s.forget(c)
 	if len(c.exprs) != 1 || len(c.body.List) != 1 {
 		return "", errors.New("not one expression")
 	}
