@@ -10,7 +10,9 @@ import (
 // the variable's type, `temp, ok = <-c` with temp an any and c a chan int
 // (also m[k] and x.(T)), to one that defines both results and assigns
 // them after: yaegi v0.16.1 does not convert the value ("reflect: call of
-// reflect.Value.Interface on zero Value" when temp is later used).
+// reflect.Value.Interface on zero Value" when temp is later used); so is
+// one whose ok is not a bool (`i, ok = <-c` with ok an any: "reflect: call
+// of reflect.Value.SetBool on interface Value").
 func (r *rewriter) commaOKConv(as *ast.AssignStmt) {
 	if as.Tok != token.ASSIGN || len(as.Lhs) != 2 || len(as.Rhs) != 1 {
 		return
@@ -35,26 +37,57 @@ func (r *rewriter) commaOKConv(as *ast.AssignStmt) {
 			valueType = substType(c.Elem(), r.subst)
 		}
 	}
-	if valueType == nil || isBlank(as.Lhs[0]) {
+	if valueType == nil {
 		return
 	}
-	lt := substType(r.code.info.TypeOf(as.Lhs[0]), r.subst)
-	if lt == nil || types.Identical(lt, valueType) {
-		return
+	convValue := false
+	if !isBlank(as.Lhs[0]) {
+		lt := substType(r.code.info.TypeOf(as.Lhs[0]), r.subst)
+		if lt == nil {
+			return
+		}
+		convValue = !types.Identical(lt, valueType)
 	}
+	// ok of another type than bool: an interface (yaegi: "reflect: call
+	// of reflect.Value.SetBool on interface Value") or a named bool.
+	okConv := ""
 	if !isBlank(as.Lhs[1]) {
-		if bt := r.typeOf(as.Lhs[1]); bt == nil || !types.Identical(bt, types.Typ[types.Bool]) {
-			return // a named bool takes the untyped result only
+		bt := substType(r.code.info.TypeOf(as.Lhs[1]), r.subst)
+		if bt == nil {
+			return
+		}
+		switch {
+		case types.IsInterface(bt):
+			okConv = "=" // assigned as it is: a conversion written here made yaegi run the receive again when ok was read in a later Eval
+		case !types.Identical(bt, types.Typ[types.Bool]):
+			okConv = r.ctx.typeText(bt, r.subst)
 		}
 	}
-	v, ok := r.ctx.name("cv"), r.ctx.name("cok")
-	text := "{ " + v + ", " + ok + " := " + r.nodeText(as.Rhs[0]) + "; " + r.nodeText(as.Lhs[0]) + " = " + v + "; "
-	if isBlank(as.Lhs[1]) {
-		text += "_ = " + ok + " }"
-	} else {
-		text += r.nodeText(as.Lhs[1]) + " = " + ok + " }"
+	if !convValue && okConv == "" {
+		return
 	}
-	r.replaceNode(as, text)
+	v, ok := r.ctx.name("cv"), r.ctx.name("cok")
+	rhs, open, end := r.nodeText(as.Rhs[0]), "{ ", " }"
+	if r.parent() == nil {
+		// yaegi: a block at a cell's top level does not see its own
+		// variables, and a comma-ok receive defining session variables has
+		// a nil type; there the temporaries are the session's (fresh
+		// names), defined from a function's two results.
+		rhs = "func() (" + r.ctx.typeText(valueType, r.subst) + ", bool) { ʟv, ʟok := " + rhs + "; return ʟv, ʟok }()"
+		open, end = "", ""
+	}
+	text := open + v + ", " + ok + " := " + rhs + "; " + r.nodeText(as.Lhs[0]) + " = " + v + "; "
+	switch {
+	case isBlank(as.Lhs[1]):
+		text += "_ = " + ok
+	case okConv == "=":
+		text += r.nodeText(as.Lhs[1]) + " = " + ok
+	case okConv != "":
+		text += r.nodeText(as.Lhs[1]) + " = " + okConv + "(" + ok + ")"
+	default:
+		text += r.nodeText(as.Lhs[1]) + " = " + ok
+	}
+	r.replaceNode(as, text+end)
 }
 
 func isBlank(e ast.Expr) bool {

@@ -10,7 +10,8 @@ import "go/ast"
 // map keys (mapkey.go, instkeys.go), literals among several values
 // (multilit.go), directed channels made (makechan.go), calls on a conversion to an
 // interface (ifacecall.go), comma-ok values converted (commaokconv.go), literals and
-// conversions to interfaces (ifacelit.go). It runs after the other rewrites of
+// conversions to interfaces (ifacelit.go), a lone slice
+// passed to a variadic parameter (variadicslice.go). It runs after the other rewrites of
 // the node, so it adapts what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
@@ -47,6 +48,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.ifaceConvArg(n)
 		r.ifaceConv(n)
 		r.ifaceVariadic(n)
+		r.variadicSlice(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
 		r.ifaceBox(e)  // see ifacebox.go
