@@ -81,12 +81,17 @@ func panicText(v any) string {
 // the process. `go func(...) {...}(args)` gets a deferred recover first in
 // its body; `go f(args)` of a declared, non-generic, non-variadic function
 // becomes such a literal whose parameters take the arguments, so they are
-// still evaluated by the go statement. Other calls (methods, func values,
-// builtins) are left alone.
+// still evaluated by the go statement; so does `go x.M(args)`, with its
+// receiver bound by the go statement too (goMethod). Other calls (func
+// values, builtins, variadic ones) are left alone.
 func (r *rewriter) goStmt(n *ast.GoStmt) {
 	guard := "defer func() { " + r.ctx.qualify(rtPath) + ".GoPanic(" + r.ctx.qualify("os") + ".Stderr, recover()) }(); "
 	if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
 		r.insert(r.off(lit.Body.Lbrace)+1, guard)
+		return
+	}
+	if recv, rt, sel, ok := r.boundRecv(n.Call); ok { // see deferrecv.go
+		r.goMethod(n, recv, rt, sel, guard)
 		return
 	}
 	id, ok := ast.Unparen(n.Call.Fun).(*ast.Ident)
@@ -109,5 +114,25 @@ func (r *rewriter) goStmt(n *ast.GoStmt) {
 		args = append(args, r.nodeText(a))
 	}
 	r.replaceNode(n.Call, "func("+strings.Join(params, ", ")+") { "+guard+r.nodeText(n.Call.Fun)+"("+
+		strings.Join(names, ", ")+") }("+strings.Join(args, ", ")+")")
+}
+
+// goMethod writes `go x.M(args)` as a literal whose parameters take the
+// receiver (boundRecv) and the arguments.
+func (r *rewriter) goMethod(n *ast.GoStmt, recv string, rt types.Type, sel *ast.SelectorExpr, guard string) {
+	sig, ok := r.typeOf(n.Call.Fun).(*types.Signature)
+	if !ok || sig.Variadic() || n.Call.Ellipsis.IsValid() || sig.Params().Len() != len(n.Call.Args) {
+		return
+	}
+	params := []string{"ʟgr " + r.ctx.typeText(rt, r.subst)}
+	args := []string{recv}
+	var names []string
+	for i, a := range n.Call.Args {
+		name := fmt.Sprintf("ʟg%d", i)
+		params = append(params, name+" "+r.ctx.typeText(sig.Params().At(i).Type(), r.subst))
+		names = append(names, name)
+		args = append(args, r.nodeText(a))
+	}
+	r.replaceNode(n.Call, "func("+strings.Join(params, ", ")+") { "+guard+"ʟgr."+sel.Sel.Name+"("+
 		strings.Join(names, ", ")+") }("+strings.Join(args, ", ")+")")
 }

@@ -29,6 +29,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.blankMethod(n)
 	case *ast.CompositeLit:
 		r.elidedAddr(n)
+		r.blankFieldValues(n)
 		r.mapLitKeys(n)
 		r.shadowFieldKeys(n)
 		r.instanceKeys(n)

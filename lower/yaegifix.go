@@ -149,6 +149,14 @@ func (r *rewriter) deferArgs(n *ast.DeferStmt) {
 			fun = r.text(r.off(lit.Pos()), open) + strings.Join(params, ", ") + sep + r.text(open, r.off(lit.End()))
 		}
 	}
+	recvDecl := ""
+	if recv, _, sel, ok := r.boundRecv(call); ok { // see deferrecv.go
+		nm := r.ctx.name("d")
+		// A statement of its own: among several values, a composite
+		// literal argument would make yaegi lose the others (multilit.go).
+		recvDecl = nm + " := " + recv + "; "
+		fun = nm + "." + sel.Sel.Name
+	}
 	args := make([]string, len(call.Args))
 	for i, a := range call.Args {
 		args[i] = r.nodeText(a)
@@ -175,7 +183,7 @@ func (r *rewriter) deferArgs(n *ast.DeferStmt) {
 		vals = append(vals, args[i])
 		args[i] = nm
 	}
-	if len(names) == 0 && len(pre) == 0 {
+	if len(names) == 0 && len(pre) == 0 && recvDecl == "" {
 		return
 	}
 	ell := ""
@@ -186,7 +194,7 @@ func (r *rewriter) deferArgs(n *ast.DeferStmt) {
 	if len(names) > 0 {
 		text = strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") + "; " + text
 	}
-	r.replaceNode(n, text)
+	r.replaceNode(n, recvDecl+text)
 }
 
 // loopCaptures lists the variables declared inside a loop of the enclosing

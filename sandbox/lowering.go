@@ -45,6 +45,13 @@ func genericDecl(cell string) bool {
 		strings.Contains(cell, "func (")
 }
 
+// variadicDecl guesses whether a cell declares a variadic function: a later
+// `f(xs)` passing one slice to it is lowered (yaegi spread it, see
+// lower/variadicslice.go), and has no word of lowerTriggers.
+func variadicDecl(cell string) bool {
+	return strings.Contains(cell, "func") && strings.Contains(cell, "...")
+}
+
 // lowerCell runs the typed front end on cell when it may need it, and
 // returns its plan (what the interpreter runs, cut into units, with the
 // map back to the cell), with back, which moves the position of an error
@@ -103,7 +110,7 @@ func (in *Interp) committed(cell string) {
 		return
 	}
 	in.lower.Commit(cell)
-	if genericDecl(cell) || in.lower.LastRedeclaresType() || in.lower.DeclaredSelfType() || in.lower.RenamedPredeclared() {
+	if genericDecl(cell) || variadicDecl(cell) || in.lower.LastRedeclaresType() || in.lower.DeclaredSelfType() || in.lower.RenamedPredeclared() {
 		in.generics = true
 	}
 }
