@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,6 +187,11 @@ func (w *Worker) read(done chan<- struct{}) {
 				w.protocolError(protoErrorf("second reply %q", ev.typ))
 				return
 			}
+			// The waiter is next on this P: let it run now, not after
+			// this reader's next read finds the socket empty and parks
+			// (a syscall and a trip through the scheduler). The reader
+			// resumes from the global queue, usually on the other P.
+			runtime.Gosched()
 		}
 	}
 }
