@@ -124,14 +124,19 @@ func identity(rv reflect.Value) (unsafe.Pointer, bool) {
 
 // has reports whether k is in the table, alive, with rebuilder b.
 func (t *tagTable) has(k tagKey, p unsafe.Pointer, b *Rebuilder) bool {
-	t.mu.Lock()
-	i, ok := t.index[k]
-	var e tagEntry
-	if ok {
-		e = t.ring[i]
-	}
-	t.mu.Unlock()
+	e, ok := t.entry(k)
 	return ok && unsafe.Pointer(e.ref.Value()) == p && e.by.Value() == b
+}
+
+// entry returns a copy of k's entry, read under the lock.
+func (t *tagTable) entry(k tagKey) (tagEntry, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, ok := t.index[k]
+	if !ok {
+		return tagEntry{}, false
+	}
+	return t.ring[i], true
 }
 
 func (t *tagTable) add(k tagKey, ref weak.Pointer[byte], by weak.Pointer[Rebuilder]) {
@@ -169,14 +174,7 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 	if !ok {
 		return nil, false
 	}
-	k := tagKey{uintptr(p), rv.Type()}
-	t.mu.Lock()
-	i, ok := t.index[k]
-	var e tagEntry
-	if ok {
-		e = t.ring[i]
-	}
-	t.mu.Unlock()
+	e, ok := t.entry(tagKey{uintptr(p), rv.Type()})
 	if !ok {
 		return nil, false
 	}
