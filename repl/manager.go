@@ -408,23 +408,10 @@ func (m *Manager) List(owner string) []Info {
 // terminal told, the interpreter ended and the directory removed. The uuid is
 // never found again.
 func (m *Manager) Kill(owner, id string) error {
-	finish, err := m.Ending(owner, id)
-	if err != nil {
-		return err
-	}
-	finish()
-	return nil
-}
-
-// Ending takes owner's session id out at once, as Kill does (the uuid is
-// never found again), and returns the rest of the kill for the caller to run
-// once it has answered its client: a script's exit status need not wait for
-// its throwaway worker to stop and its directory to go (~10 ms).
-func (m *Manager) Ending(owner, id string) (finish func(), err error) {
 	if m.clustered() {
 		s, err := m.acquireClaimed(owner, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.unhold(s)
 	}
@@ -432,11 +419,12 @@ func (m *Manager) Ending(owner, id string) (finish func(), err error) {
 	s, ok := m.sessions[id]
 	if !ok || s.owner != owner {
 		m.mu.Unlock()
-		return nil, ErrNoSuchSession
+		return ErrNoSuchSession
 	}
 	m.dropLocked(s)
 	m.mu.Unlock()
-	return func() { m.finish(s, reasonKilled) }, nil
+	m.finish(s, reasonKilled)
+	return nil
 }
 
 // dropLocked takes s out of the map and marks it closed, under both locks:

@@ -100,7 +100,7 @@ func (s *Server) cmdEval(sess ssh.Session, args string) int {
 		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
 		return 1
 	}
-	defer func() { release()() }()
+	defer release()
 	ctx, cancel := context.WithTimeout(sess.Context(), s.cfg.ExecEvalTimeout)
 	defer cancel()
 	err = rs.RunCells(ctx, code, true, sess, sess.Stderr())
@@ -141,9 +141,7 @@ func (s *Server) cmdAttach(sess ssh.Session, args string) int {
 		return usageError(sess, s.execs["attach"].usage)
 	}
 	if _, _, isPty := sess.Pty(); !isPty {
-		code, after := s.script(sess, f[0])
-		after()
-		return code
+		return s.script(sess, f[0])
 	}
 	rs, err := s.cfg.Manager.Acquire(sess.User(), f[0])
 	if err != nil {

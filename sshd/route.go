@@ -37,9 +37,7 @@ func (s *Server) route(sess ssh.Session) {
 		sess.Exit(s.interactiveNew(sess))
 		return
 	}
-	code, after := s.script(sess, "")
-	sess.Exit(code)
-	after()
+	sess.Exit(s.script(sess, ""))
 }
 
 // interactiveNew opens a new session on the user's terminal.
@@ -84,52 +82,41 @@ func attachHint(sess ssh.Session, id string) string {
 
 // script runs stdin as a program: in a new throwaway session, or in session
 // id when given. Only what the code prints is output.
-// script runs stdin as a script in session id (a new throwaway one when id
-// is empty) and returns its exit status and what to run once the status is
-// sent: the end of the throwaway session.
-func (s *Server) script(sess ssh.Session, id string) (int, func()) {
+func (s *Server) script(sess ssh.Session, id string) int {
 	// The session first: a wrong uuid is told at once, not after stdin ends.
 	rs, release, err := s.session(sess, id)
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "error: %v\n", err)
-		return 1, func() {}
+		return 1
 	}
+	defer release()
 	src, err := io.ReadAll(io.LimitReader(sess, maxScript+1))
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "error: read script: %v\n", err)
-		return 1, release()
+		return 1
 	}
 	if len(src) > maxScript {
 		fmt.Fprintf(sess.Stderr(), "error: script larger than the cell limit of %d MiB\n", maxScript>>20)
-		return 1, release()
+		return 1
 	}
-	code := rs.RunScript(sess.Context(), string(src), sess, sess.Stderr())
-	return code, release()
+	return rs.RunScript(sess.Context(), string(src), sess, sess.Stderr())
 }
 
 // session returns the user's session id, or a new throwaway (ephemeral)
-// session when id is empty. release ends the hold and returns the rest: for
-// a throwaway session, its end, which need not delay the exit status (the
-// session is out of every list as soon as release returns).
-func (s *Server) session(sess ssh.Session, id string) (*repl.Session, func() func(), error) {
+// session when id is empty; release ends the hold (and the throwaway
+// session).
+func (s *Server) session(sess ssh.Session, id string) (*repl.Session, func(), error) {
 	m := s.cfg.Manager
 	if id == "" {
 		rs, err := m.CreateEphemeral(sess.Context(), sess.User(), repl.WithEnv(s.sessionEnv(sess)))
 		if err != nil {
 			return nil, nil, err
 		}
-		return rs, func() func() {
-			finish, err := m.Ending(rs.Owner(), rs.ID())
-			m.Release(rs) // after Ending: a closed session writes no session.json
-			if err != nil {
-				return func() {}
-			}
-			return finish
-		}, nil
+		return rs, func() { m.Release(rs); m.Kill(rs.Owner(), rs.ID()) }, nil
 	}
 	rs, err := m.Acquire(sess.User(), id)
 	if err != nil {
 		return nil, nil, err
 	}
-	return rs, func() func() { m.Release(rs); return func() {} }, nil
+	return rs, func() { m.Release(rs) }, nil
 }
