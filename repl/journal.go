@@ -52,8 +52,9 @@ const (
 	MaxJournal = 64 << 20
 )
 
-// errJournalClosed is the journal of a session that has ended.
-var errJournalClosed = errors.New("journal: session ended")
+// ErrJournalClosed is the journal of a session that has ended: a cell that
+// ran while its session was killed is not saved.
+var ErrJournalClosed = errors.New("journal: session ended")
 
 // ErrJournalFull refuses a cell past MaxJournal.
 var ErrJournalFull = errors.New("journal full: " + safefs.Size(MaxJournal) + "; :reset starts an empty one")
@@ -102,7 +103,7 @@ func (j *Journal) openLocked() error {
 		return nil
 	}
 	if j.closed {
-		return errJournalClosed
+		return ErrJournalClosed
 	}
 	root, err := os.OpenRoot(j.sessDir)
 	if err != nil {
