@@ -83,15 +83,19 @@ func panicText(v any) string {
 // becomes such a literal whose parameters take the arguments, so they are
 // still evaluated by the go statement; so does `go x.M(args)`, with its
 // receiver bound by the go statement too (goMethod). Other calls (func
-// values, builtins, variadic ones) are left alone.
+// values, builtins, variadic ones) are left alone. A go statement whose
+// callee is (or becomes) a literal runs in a frame of its own (ownFrame).
 func (r *rewriter) goStmt(n *ast.GoStmt) {
 	guard := "defer func() { " + r.ctx.qualify(rtPath) + ".GoPanic(" + r.ctx.qualify("os") + ".Stderr, recover()) }(); "
 	if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
 		r.insert(r.off(lit.Body.Lbrace)+1, guard)
+		r.ownFrame(n)
 		return
 	}
 	if recv, rt, sel, ok := r.boundRecv(n.Call); ok { // see deferrecv.go
-		r.goMethod(n, recv, rt, sel, guard)
+		if r.goMethod(n, recv, rt, sel, guard) {
+			r.ownFrame(n)
+		}
 		return
 	}
 	id, ok := ast.Unparen(n.Call.Fun).(*ast.Ident)
@@ -115,14 +119,32 @@ func (r *rewriter) goStmt(n *ast.GoStmt) {
 	}
 	r.replaceNode(n.Call, "func("+strings.Join(params, ", ")+") { "+guard+r.nodeText(n.Call.Fun)+"("+
 		strings.Join(names, ", ")+") }("+strings.Join(args, ", ")+")")
+	r.ownFrame(n)
+}
+
+// ownFrame wraps a go statement of a loop body in a literal called at
+// once (elsewhere it runs once per frame). yaegi keeps
+// a func literal's closure in a slot of the enclosing frame between making
+// it and calling it, and every call of that closure puts the slot's old
+// value back when it returns. So in a loop of `go func() {...}()`, a
+// goroutine that ends between the next iteration's two steps makes it
+// start the previous iteration's closure, or a nil one ("reflect.Value.Call:
+// call of nil function", which ends the process). Inside the wrapper the
+// slot belongs to one call of it, which nothing else touches.
+func (r *rewriter) ownFrame(n *ast.GoStmt) {
+	if !r.inLoopBody(n) {
+		return
+	}
+	r.insert(r.off(n.Pos()), "func() { ")
+	r.insert(r.off(n.End()), " }()")
 }
 
 // goMethod writes `go x.M(args)` as a literal whose parameters take the
 // receiver (boundRecv) and the arguments.
-func (r *rewriter) goMethod(n *ast.GoStmt, recv string, rt types.Type, sel *ast.SelectorExpr, guard string) {
+func (r *rewriter) goMethod(n *ast.GoStmt, recv string, rt types.Type, sel *ast.SelectorExpr, guard string) bool {
 	sig, ok := r.typeOf(n.Call.Fun).(*types.Signature)
 	if !ok || sig.Variadic() || n.Call.Ellipsis.IsValid() || sig.Params().Len() != len(n.Call.Args) {
-		return
+		return false
 	}
 	params := []string{"ʟgr " + r.ctx.typeText(rt, r.subst)}
 	args := []string{recv}
@@ -135,4 +157,5 @@ func (r *rewriter) goMethod(n *ast.GoStmt, recv string, rt types.Type, sel *ast.
 	}
 	r.replaceNode(n.Call, "func("+strings.Join(params, ", ")+") { "+guard+"ʟgr."+sel.Sel.Name+"("+
 		strings.Join(names, ", ")+") }("+strings.Join(args, ", ")+")")
+	return true
 }

@@ -332,6 +332,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.FuncLit:
 		r.zeroResults(n.Type, n.Body)
 		r.nameParams(n.Type)
+		r.loopLit(n) // looplit.go; after nameParams, whose names it copies
 	case *ast.AssignStmt:
 		if len(n.Rhs) == 1 {
 			r.constShiftCount(n.Tok, n.Rhs[0])
