@@ -314,7 +314,9 @@ func (r *rewriter) post(n ast.Node) {
 		r.ifaceReturn(n)
 		r.returnStmt(n)
 	case *ast.DeferStmt:
-		r.deferStmt(n)
+		if !r.deferChain(n) { // deferchain.go; it binds the call as deferArgs does
+			r.deferStmt(n)
+		}
 	case *ast.ExprStmt:
 		r.topLevelLitCall(n)
 	case *ast.GoStmt:
