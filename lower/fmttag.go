@@ -28,6 +28,7 @@ func init() {
 	rt["MirrorTag"] = reflect.ValueOf(fmtmirror.Tag)
 	rt["MirrorRebuilder"] = reflect.ValueOf(fmtmirror.NewRebuilder)
 	rt["MirrorTagIface"] = reflect.ValueOf(fmtmirror.TagIface)
+	rt["MirrorTagBox"] = reflect.ValueOf(fmtmirror.TagBox)
 	rt["TaggedIfaceName"] = reflect.ValueOf(fmtmirror.TaggedIfaceName)
 }
 
@@ -54,6 +55,9 @@ func (r *rewriter) tagValue(e ast.Expr) {
 	}
 	t = substType(t, r.subst)
 	if r.tagIface(e, t, substType(to, r.subst)) || tv.Value != nil {
+		return
+	}
+	if _, isArray := t.Underlying().(*types.Array); isArray && !r.boxable(substType(to, r.subst)) {
 		return
 	}
 	name, ok := r.tagFunc(t)
@@ -108,6 +112,9 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 		return "var " + by + " = " + rt + ".MirrorRebuilder(func(v " + tt + ") any { return " + plain + " }, " + showFn + ", " + syntax + ", " + goName + ", " + strconv.FormatBool(top) + ")"
 	})
 	name := "ʟtag_" + hash
+	if _, isArray := t.Underlying().(*types.Array); isArray {
+		return r.tagBoxFunc(name, tt, by), true
+	}
 	r.ctx.declare(name, func() string {
 		return "func " + name + "(v " + tt + ") " + tt + " { " + rt + ".MirrorTag(v, " + by + "); return v }"
 	})
@@ -122,7 +129,7 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 // the session's methods.
 func (r *rewriter) taggable(t types.Type) bool {
 	switch u := t.Underlying().(type) {
-	case *types.Slice, *types.Map:
+	case *types.Slice, *types.Map, *types.Array:
 	case *types.Pointer:
 		if _, isIface := u.Elem().Underlying().(*types.Interface); isIface {
 			return false

@@ -94,7 +94,7 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 	if !bare && !w.numeric {
 		// A slice, map or pointer of the session's types the front end
 		// tagged where it became an interface (tags.go).
-		if r, ok := rebuilt(rv, depth, w.show, w.syntax); ok {
+		if r, ok := rebuiltAny(v, rv, depth, w.show, w.syntax); ok {
 			return r, true
 		}
 	}

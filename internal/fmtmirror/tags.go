@@ -174,7 +174,12 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 	if !ok {
 		return nil, false
 	}
-	e, ok := t.entry(tagKey{uintptr(p), rv.Type()})
+	return t.lookupAt(p, rv.Type())
+}
+
+// lookupAt is lookup of the value of type typ whose identity is p.
+func (t *tagTable) lookupAt(p unsafe.Pointer, typ reflect.Type) (*Rebuilder, bool) {
+	e, ok := t.entry(tagKey{uintptr(p), typ})
 	if !ok {
 		return nil, false
 	}
@@ -184,7 +189,7 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 		return nil, false
 	}
 	b := e.by.Value()
-	if b == nil || b.in != rv.Type() {
+	if b == nil || b.in != typ {
 		return nil, false
 	}
 	return b, true
@@ -195,6 +200,21 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 // the top of an fmt operand, printed as its address).
 func rebuilt(rv reflect.Value, depth int, show, syntax bool) (any, bool) {
 	b, ok := tags.lookup(rv)
+	return rebuiltBy(b, ok, rv, depth, show, syntax)
+}
+
+// rebuiltAny is rebuilt of v, also when v is an array in a box of its own
+// (tagbox.go).
+func rebuiltAny(v any, rv reflect.Value, depth int, show, syntax bool) (any, bool) {
+	b, ok := tags.lookup(rv)
+	if !ok {
+		b, ok = tags.lookupBox(v)
+	}
+	return rebuiltBy(b, ok, rv, depth, show, syntax)
+}
+
+// rebuiltBy is what b, when ok, makes of rv.
+func rebuiltBy(b *Rebuilder, ok bool, rv reflect.Value, depth int, show, syntax bool) (any, bool) {
 	if !ok || b.top && depth > 0 && !show {
 		return nil, false
 	}
@@ -223,6 +243,9 @@ func TaggedTypeName(v any) (string, bool) {
 		return "", false
 	}
 	b, ok := tags.lookup(reflect.ValueOf(v))
+	if !ok {
+		b, ok = tags.lookupBox(v)
+	}
 	if !ok {
 		return "", false
 	}
