@@ -42,7 +42,10 @@ func (r *rewriter) formats(t types.Type) bool {
 // genFormatter is code that hands fmt x's Format method value; a nil
 // pointer prints <nil>.
 func (m *mirror) genFormatter(t types.Type, tt, x string) string {
-	body := "return " + m.rt + ".MirrorFormatter(v.Format)"
+	// A closure, not the method value: yaegi compiles a method value
+	// before the method's body when it comes first in the cell (the tag's
+	// rebuilder, fmttag.go), and the value then runs nothing.
+	body := "return " + m.rt + ".MirrorFormatter(func(s " + m.r.ctx.qualify("fmt") + ".State, c rune) { v.Format(s, c) })"
 	if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
 		body = "if v == nil { return nil }; " + body
 	}

@@ -28,6 +28,8 @@ func init() {
 	rt["MirrorTag"] = reflect.ValueOf(fmtmirror.Tag)
 	rt["MirrorRebuilder"] = reflect.ValueOf(fmtmirror.NewRebuilder)
 	rt["MirrorTagIface"] = reflect.ValueOf(fmtmirror.TagIface)
+	rt["MirrorTagBox"] = reflect.ValueOf(fmtmirror.TagBox)
+	rt["Rebuilder"] = reflect.ValueOf((*fmtmirror.Rebuilder)(nil))
 	rt["TaggedIfaceName"] = reflect.ValueOf(fmtmirror.TaggedIfaceName)
 }
 
@@ -56,6 +58,9 @@ func (r *rewriter) tagValue(e ast.Expr) {
 	if r.tagIface(e, t, substType(to, r.subst)) || tv.Value != nil {
 		return
 	}
+	if _, isArray := t.Underlying().(*types.Array); isArray && !r.boxable(substType(to, r.subst)) {
+		return
+	}
 	name, ok := r.tagFunc(t)
 	if !ok {
 		return
@@ -77,13 +82,13 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 	}
 	gen := func(show bool) string {
 		m := &mirror{r: r, rt: r.ctx.qualify(rtPath), show: show, path: map[*types.Named]int{}, pos: token.NoPos}
-		text := m.gen(t, "v", depth, false)
-		if m.conv != "" && m.conv != "nil" {
-			text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
-		}
-		return text
+		return m.text(t, depth)
 	}
 	plain, show := gen(false), gen(true)
+	numeric := "nil"
+	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), numeric: true, path: map[*types.Named]int{}, pos: token.NoPos}); m.needs(t, depth, false) {
+		numeric = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + m.text(t, depth) + " }"
+	}
 	syntax := "nil"
 	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), syntax: true, path: map[*types.Named]int{}, pos: token.NoPos}); m.needsSyntax(t, depth) {
 		text := m.genSyntax(t, "v", depth)
@@ -92,7 +97,7 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 		}
 		syntax = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + text + " }"
 	}
-	if len(plain)+len(show)+len(syntax) > maxMirrorText {
+	if len(plain)+len(show)+len(syntax)+len(numeric) > maxMirrorText {
 		return "", false
 	}
 	goName := strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
@@ -102,12 +107,23 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 	if show != plain {
 		showFn = "func(v " + tt + ") any { return " + show + " }"
 	}
-	hash := shortHash(tt + ";" + plain + ";" + show + ";" + syntax)
+	hash := shortHash(tt + ";" + plain + ";" + show + ";" + syntax + ";" + numeric)
 	by := "ʟtagfn_" + hash
+	// The rebuilder is made by a function: a variable whose initializer
+	// names the session's types (a func(v [2]Money) literal) is set by
+	// yaegi after the variables of the cell that use it when a type is
+	// declared after it, and their values were tagged with nil.
+	mk := "ʟtagmk_" + hash
 	r.ctx.declare(by, func() string {
-		return "var " + by + " = " + rt + ".MirrorRebuilder(func(v " + tt + ") any { return " + plain + " }, " + showFn + ", " + syntax + ", " + goName + ", " + strconv.FormatBool(top) + ")"
+		return "var " + by + " = " + mk + "()"
+	})
+	r.ctx.declare(mk, func() string {
+		return "func " + mk + "() *" + rt + ".Rebuilder { return " + rt + ".MirrorRebuilder(func(v " + tt + ") any { return " + plain + " }, " + showFn + ", " + syntax + ", " + numeric + ", " + goName + ", " + strconv.FormatBool(top) + ") }"
 	})
 	name := "ʟtag_" + hash
+	if _, isArray := t.Underlying().(*types.Array); isArray {
+		return r.tagBoxFunc(name, tt, by), true
+	}
 	r.ctx.declare(name, func() string {
 		return "func " + name + "(v " + tt + ") " + tt + " { " + rt + ".MirrorTag(v, " + by + "); return v }"
 	})
@@ -122,7 +138,7 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 // the session's methods.
 func (r *rewriter) taggable(t types.Type) bool {
 	switch u := t.Underlying().(type) {
-	case *types.Slice, *types.Map:
+	case *types.Slice, *types.Map, *types.Array:
 	case *types.Pointer:
 		if _, isIface := u.Elem().Underlying().(*types.Interface); isIface {
 			return false
@@ -219,4 +235,14 @@ func (r *rewriter) sharesIface(n *types.Named, it *types.Interface) bool {
 		}
 	}
 	return false
+}
+
+// text is the code that rebuilds v, of type t, at depth, with the type
+// switch it uses.
+func (m *mirror) text(t types.Type, depth int) string {
+	text := m.gen(t, "v", depth, false)
+	if m.conv != "" && m.conv != "nil" {
+		text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+	}
+	return text
 }

@@ -91,10 +91,10 @@ func (w *walker) walk(v any, depth int, bare bool) (any, bool) {
 		}
 		return v, false // a compiled type prints as it is, with its methods
 	}
-	if !bare && !w.numeric {
-		// A slice, map or pointer of the session's types the front end
-		// tagged where it became an interface (tags.go).
-		if r, ok := rebuilt(rv, depth, w.show, w.syntax); ok {
+	if !bare {
+		// A slice, map, array or pointer of the session's types the
+		// front end tagged where it became an interface (tags.go).
+		if r, ok := rebuiltAny(v, rv, depth, w.show, w.syntax, w.numeric); ok {
 			return r, true
 		}
 	}

@@ -32,17 +32,18 @@ const maxTags = 4096
 // (syntax), and the type's name as %T prints it. The session holds it in
 // a variable; the table only weakly.
 type Rebuilder struct {
-	plain, show, syntax reflect.Value
-	in                  reflect.Type
-	name                string
-	top                 bool // a pointer: rebuilt at the top of an operand only
+	plain, show, syntax, numeric reflect.Value
+	in                           reflect.Type
+	name                         string
+	top                          bool // a pointer: rebuilt at the top of an operand only
 }
 
-// NewRebuilder makes the Rebuilder of plain, show and syntax (nil: plain,
-// nil: none), each a func of one argument returning any, for the type
-// named name; top says it is only for a value at the top of an operand (a
+// NewRebuilder makes the Rebuilder of plain, show, syntax and numeric
+// (for a verb that calls only Format, %d; nil: plain, nil: none, nil:
+// none), each a func of one argument returning any, for the type named
+// name; top says it is only for a value at the top of an operand (a
 // pointer: below it, fmt prints the address).
-func NewRebuilder(plain, show, syntax any, name string, top bool) *Rebuilder {
+func NewRebuilder(plain, show, syntax, numeric any, name string, top bool) *Rebuilder {
 	p := reflect.ValueOf(plain)
 	if p.Kind() != reflect.Func || p.Type().NumIn() != 1 || p.Type().NumOut() != 1 {
 		return nil
@@ -53,6 +54,9 @@ func NewRebuilder(plain, show, syntax any, name string, top bool) *Rebuilder {
 	}
 	if s := reflect.ValueOf(syntax); s.IsValid() && s.Type() == p.Type() {
 		b.syntax = s
+	}
+	if s := reflect.ValueOf(numeric); s.IsValid() && s.Type() == p.Type() {
+		b.numeric = s
 	}
 	return b
 }
@@ -174,7 +178,12 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 	if !ok {
 		return nil, false
 	}
-	e, ok := t.entry(tagKey{uintptr(p), rv.Type()})
+	return t.lookupAt(p, rv.Type())
+}
+
+// lookupAt is lookup of the value of type typ whose identity is p.
+func (t *tagTable) lookupAt(p unsafe.Pointer, typ reflect.Type) (*Rebuilder, bool) {
+	e, ok := t.entry(tagKey{uintptr(p), typ})
 	if !ok {
 		return nil, false
 	}
@@ -184,7 +193,7 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 		return nil, false
 	}
 	b := e.by.Value()
-	if b == nil || b.in != rv.Type() {
+	if b == nil || b.in != typ {
 		return nil, false
 	}
 	return b, true
@@ -195,6 +204,21 @@ func (t *tagTable) lookup(rv reflect.Value) (*Rebuilder, bool) {
 // the top of an fmt operand, printed as its address).
 func rebuilt(rv reflect.Value, depth int, show, syntax bool) (any, bool) {
 	b, ok := tags.lookup(rv)
+	return rebuiltBy(b, ok, rv, depth, show, syntax, false)
+}
+
+// rebuiltAny is rebuilt of v, also when v is an array in a box of its own
+// (tagbox.go).
+func rebuiltAny(v any, rv reflect.Value, depth int, show, syntax, numeric bool) (any, bool) {
+	b, ok := tags.lookup(rv)
+	if !ok {
+		b, ok = tags.lookupBox(v)
+	}
+	return rebuiltBy(b, ok, rv, depth, show, syntax, numeric)
+}
+
+// rebuiltBy is what b, when ok, makes of rv.
+func rebuiltBy(b *Rebuilder, ok bool, rv reflect.Value, depth int, show, syntax, numeric bool) (any, bool) {
 	if !ok || b.top && depth > 0 && !show {
 		return nil, false
 	}
@@ -202,6 +226,8 @@ func rebuilt(rv reflect.Value, depth int, show, syntax bool) (any, bool) {
 	switch {
 	case syntax:
 		fn = b.syntax
+	case numeric:
+		fn = b.numeric
 	case show:
 		fn = b.show
 	}
@@ -223,6 +249,9 @@ func TaggedTypeName(v any) (string, bool) {
 		return "", false
 	}
 	b, ok := tags.lookup(reflect.ValueOf(v))
+	if !ok {
+		b, ok = tags.lookupBox(v)
+	}
 	if !ok {
 		return "", false
 	}

@@ -12,7 +12,7 @@ import (
 // same backing array, which has one element type), an untagged one and a
 // value of another native type at the same address are not.
 func TestTagLookup(t *testing.T) {
-	b := NewRebuilder(func(v []int) any { return fmt.Sprint("C", v) }, nil, nil, "[]main.Color", false)
+	b := NewRebuilder(func(v []int) any { return fmt.Sprint("C", v) }, nil, nil, nil, "[]main.Color", false)
 	s := []int{1, 2}
 	Tag(s, b)
 	if r, ok := rebuilt(reflect.ValueOf(s), 0, false, false); !ok || r != "C[1 2]" {
@@ -66,21 +66,21 @@ func TestTagWeak(t *testing.T) {
 //go:noinline
 func tagCollected() tagKey {
 	p := new([4]int)
-	Tag(p, NewRebuilder(func(v *[4]int) any { return "tagged" }, nil, nil, "*[4]main.Color", true))
+	Tag(p, NewRebuilder(func(v *[4]int) any { return "tagged" }, nil, nil, nil, "*[4]main.Color", true))
 	return tagKey{reflect.ValueOf(p).Pointer(), reflect.TypeFor[*[4]int]()}
 }
 
 //go:noinline
 func tagWithCollectedRebuilder() *[4]int {
 	q := new([4]int)
-	Tag(q, NewRebuilder(func(v *[4]int) any { return "tagged" }, nil, nil, "*[4]main.Color", true))
+	Tag(q, NewRebuilder(func(v *[4]int) any { return "tagged" }, nil, nil, nil, "*[4]main.Color", true))
 	return q
 }
 
 // A pointer's rebuilder is used only at the top of an operand (fmt prints
 // the address below it), and the display's (show) everywhere.
 func TestTagPointerTop(t *testing.T) {
-	b := NewRebuilder(func(v *[]int) any { return "top" }, nil, nil, "*[]main.Color", true)
+	b := NewRebuilder(func(v *[]int) any { return "top" }, nil, nil, nil, "*[]main.Color", true)
 	p := &[]int{1}
 	Tag(p, b)
 	if _, ok := rebuilt(reflect.ValueOf(p), 1, false, false); ok {
@@ -95,7 +95,7 @@ func TestTagPointerTop(t *testing.T) {
 // The table is bounded: past maxTags entries the oldest are dropped.
 func TestTagBounded(t *testing.T) {
 	table := &tagTable{index: map[tagKey]int{}}
-	b := NewRebuilder(func(v []int) any { return "t" }, nil, nil, "[]main.Color", false)
+	b := NewRebuilder(func(v []int) any { return "t" }, nil, nil, nil, "[]main.Color", false)
 	keep := make([][]int, maxTags+10)
 	for i := range keep {
 		keep[i] = []int{i}
