@@ -82,12 +82,7 @@ func (r *rewriter) deferChain(n *ast.DeferStmt) bool {
 			lead = append(lead, bind(v.Name(), v.Type()))
 		}
 		if len(lps) > 0 {
-			sep := ""
-			if f.Type.Params.NumFields() > 0 {
-				sep = ", "
-			}
-			open := r.off(f.Type.Params.Opening) + 1
-			fun = r.text(r.off(f.Pos()), open) + strings.Join(lps, ", ") + sep + r.text(open, r.off(f.End()))
+			fun = r.litWithLeadingParams(f, lps)
 		}
 	default:
 		if recv, t, sel, ok := r.boundRecv(call); ok { // deferrecv.go

@@ -125,6 +125,17 @@ func (r *rewriter) commaOK(lhs []ast.Expr, rhs []ast.Expr) {
 	r.replaceNode(rhs[0], "func() ("+t+", bool) { ʟv, ʟok := "+r.nodeText(rhs[0])+"; return ʟv, ʟok }()")
 }
 
+// litWithLeadingParams is lit's text with params ("name type") before
+// its own parameters.
+func (r *rewriter) litWithLeadingParams(lit *ast.FuncLit, params []string) string {
+	sep := ""
+	if lit.Type.Params.NumFields() > 0 {
+		sep = ", "
+	}
+	open := r.off(lit.Type.Params.Opening) + 1
+	return r.text(r.off(lit.Pos()), open) + strings.Join(params, ", ") + sep + r.text(open, r.off(lit.End()))
+}
+
 // deferArgs evaluates a deferred call's arguments before the defer
 // statement: yaegi evaluates them when the deferred call runs. A deferred
 // function literal gets the loop-scoped variables it captures as leading
@@ -141,12 +152,7 @@ func (r *rewriter) deferArgs(n *ast.DeferStmt) {
 			pre = append(pre, v.Name())
 		}
 		if len(params) > 0 {
-			sep := ""
-			if lit.Type.Params.NumFields() > 0 {
-				sep = ", "
-			}
-			open := r.off(lit.Type.Params.Opening) + 1
-			fun = r.text(r.off(lit.Pos()), open) + strings.Join(params, ", ") + sep + r.text(open, r.off(lit.End()))
+			fun = r.litWithLeadingParams(lit, params)
 		}
 	}
 	recvDecl := ""
