@@ -55,10 +55,9 @@ type fnCtx struct {
 	// results are the names of the named results, nil if unnamed.
 	results []string
 	rf      []*rfLoop // enclosing range-over-func loops, outermost first
-	// retVars and deferList are declared by the outermost range-over-func
-	// loop for the jumps out of the function made inside it.
-	retVars   []string
-	deferList string
+	// retVars are declared by the outermost range-over-func loop for the
+	// returns made inside it.
+	retVars []string
 }
 
 func newRewriter(ctx *lowerCtx, c *code, subst map[*types.TypeParam]types.Type) *rewriter {
@@ -314,7 +313,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.ifaceReturn(n)
 		r.returnStmt(n)
 	case *ast.DeferStmt:
-		if !r.deferChain(n) { // deferchain.go; it binds the call as deferArgs does
+		// deferlist.go, deferchain.go; each binds the call as deferArgs does
+		if !r.deferList(n) && !r.deferChain(n) {
 			r.deferStmt(n)
 		}
 	case *ast.ExprStmt:
