@@ -47,6 +47,8 @@ type rewriter struct {
 	// brkLabels label the end of statements a select breaks out of
 	// (see selectbreak.go).
 	brkLabels map[*ast.LabeledStmt]string
+	// tupled are the tuple assignments tupleAssign rewrote (assignphase.go).
+	tupled map[*ast.AssignStmt]bool
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
