@@ -81,7 +81,7 @@ func (r *rewriter) lhsTarget(b *strings.Builder, e ast.Expr) string {
 			return r.lhsBase(b, x.X, temp) + "." + x.Sel.Name
 		}
 	case *ast.IndexExpr:
-		check, checked := r.indexCheck(x)
+		_, checked := r.indexCheck(x)
 		s := r.nodeText(x.X)
 		switch r.typeOf(x.X).Underlying().(type) {
 		case *types.Slice, *types.Map:
@@ -93,7 +93,7 @@ func (r *rewriter) lhsTarget(b *strings.Builder, e ast.Expr) string {
 		}
 		if checked {
 			n := "len(" + s + ")"
-			check = "if uint(" + i + ") >= uint(" + n + ") { panic(" + r.ctx.qualify(rtPath) + ".IndexFail(int64(" + i + "), " +
+			check := "if uint(" + i + ") >= uint(" + n + ") { panic(" + r.ctx.qualify(rtPath) + ".IndexFail(int64(" + i + "), " +
 				r.signedText(x.Index) + ", " + n + ")) }; "
 			return check + s + "[" + i + "]"
 		}
