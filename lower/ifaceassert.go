@@ -54,23 +54,28 @@ func (ctx *lowerCtx) declaredInterface(t types.Type) bool {
 // and returns its name.
 func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
 	tt := ctx.typeText(t, nil)
-	name := "ʟassert_" + shortHash(tt)
+	it := t.Underlying().(*types.Interface)
+	var methods []string
+	for i := range it.NumMethods() {
+		methods = append(methods, strconv.Quote(it.Method(i).Name()))
+	}
+	target := types.TypeString(t, func(p *types.Package) string { return p.Name() })
+	failed := "e := " + ctx.qualify(rtPath) + ".AssertFailed(x, " + strconv.Quote(target) + ", []string{" + strings.Join(methods, ", ") + "}); panic(e)"
+	if withOK {
+		failed = "return nil, false"
+	}
+	// Values of the types that lack t's methods fail first (assertlack.go).
+	lacking, key := ctx.lackingSwitch(t, failed)
+	name := "ʟassert_" + shortHash(tt+key)
 	if withOK {
 		name += "ok"
 		ctx.declare(name, func() string {
-			return "func " + name + "(x any) (" + tt + ", bool) { switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
+			return "func " + name + "(x any) (" + tt + ", bool) { " + lacking + "switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
 		})
 		return name
 	}
 	ctx.declare(name, func() string {
-		it := t.Underlying().(*types.Interface)
-		var methods []string
-		for i := range it.NumMethods() {
-			methods = append(methods, strconv.Quote(it.Method(i).Name()))
-		}
-		target := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-		return "func " + name + "(x any) " + tt + " { switch v := x.(type) { case " + tt + ": return v }; e := " +
-			ctx.qualify(rtPath) + ".AssertFailed(x, " + strconv.Quote(target) + ", []string{" + strings.Join(methods, ", ") + "}); panic(e) }"
+		return "func " + name + "(x any) " + tt + " { " + lacking + "switch v := x.(type) { case " + tt + ": return v }; " + failed + " }"
 	})
 	return name
 }
