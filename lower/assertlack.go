@@ -6,12 +6,13 @@ import (
 	"strings"
 )
 
-// lackingTypes lists the session's types whose values yaegi v0.16.1 takes
-// for an implementation of interface t when they are not one: a type T
-// whose pointer *T has t's methods (some with pointer receivers) while T
-// lacks them (interface/receiver.go of Go's tests: `i.(P)` of a T held in
-// an interface{} succeeded). Only types with methods: yaegi boxes their
-// values with their type, so a type switch case on them is exact.
+// lackingTypes lists the session's types (T and *T) that have methods but
+// not all of interface t's, whose values yaegi v0.16.1's type switch takes
+// for implementations of t: a T whose pointer alone has t's methods
+// (interface/receiver.go of Go's tests: `i.(P)` of a T held in an
+// interface{} succeeded), a U that lacks one (interface/convert.go:
+// `e.(StringLengther)` of a U with String only). Only types with methods:
+// yaegi boxes their values with their type, so a case on them is exact.
 func (ctx *lowerCtx) lackingTypes(t types.Type) []string {
 	it, ok := t.Underlying().(*types.Interface)
 	if !ok || it.Empty() {
@@ -28,10 +29,16 @@ func (ctx *lowerCtx) lackingTypes(t types.Type) []string {
 		if !isNamed || named.TypeParams().Len() > 0 {
 			continue
 		}
-		if types.NewMethodSet(named).Len() == 0 || types.Implements(named, it) || !types.Implements(types.NewPointer(named), it) {
+		ptr := types.NewPointer(named)
+		if named.Obj().Parent() != scope || types.NewMethodSet(ptr).Len() == 0 {
 			continue
 		}
-		lacking = append(lacking, ctx.typeText(named, nil))
+		if !types.Implements(named, it) {
+			lacking = append(lacking, ctx.typeText(named, nil))
+		}
+		if !types.Implements(ptr, it) {
+			lacking = append(lacking, ctx.typeText(ptr, nil))
+		}
 	}
 	sort.Strings(lacking)
 	return lacking

@@ -366,7 +366,8 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.TypeAssertExpr:
 		r.impossibleAssert(n)
 		r.ifaceAssert(n)
-		r.keepAssert(n) // keepvalue.go
+		r.keepAssert(n)     // keepvalue.go
+		r.concreteAssert(n) // assertconcrete.go
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:
