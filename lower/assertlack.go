@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"go/ast"
 	"go/types"
 	"sort"
 	"strings"
@@ -13,7 +14,9 @@ import (
 // interface{} succeeded), a U that lacks one (interface/convert.go:
 // `e.(StringLengther)` of a U with String only). Only types with methods:
 // yaegi boxes their values with their type, so a case on them is exact.
-func (ctx *lowerCtx) lackingTypes(t types.Type) []string {
+// Only the types the cell names: the incremental check sees those and not
+// necessarily the others, and lowers as the whole model does.
+func (ctx *lowerCtx) lackingTypes(t types.Type, named map[*types.TypeName]bool) []string {
 	it, ok := t.Underlying().(*types.Interface)
 	if !ok || it.Empty() {
 		return nil
@@ -22,19 +25,19 @@ func (ctx *lowerCtx) lackingTypes(t types.Type) []string {
 	var lacking []string
 	for _, name := range scope.Names() {
 		tn, isType := scope.Lookup(name).(*types.TypeName)
-		if !isType || tn.IsAlias() || types.IsInterface(tn.Type()) {
+		if !isType || !named[tn] || tn.IsAlias() || types.IsInterface(tn.Type()) {
 			continue
 		}
-		named, isNamed := tn.Type().(*types.Named)
-		if !isNamed || named.TypeParams().Len() > 0 {
+		nt, isNamed := tn.Type().(*types.Named)
+		if !isNamed || nt.TypeParams().Len() > 0 {
 			continue
 		}
-		ptr := types.NewPointer(named)
-		if named.Obj().Parent() != scope || types.NewMethodSet(ptr).Len() == 0 {
+		ptr := types.NewPointer(nt)
+		if nt.Obj().Parent() != scope || types.NewMethodSet(ptr).Len() == 0 {
 			continue
 		}
-		if !types.Implements(named, it) {
-			lacking = append(lacking, ctx.typeText(named, nil))
+		if !types.Implements(nt, it) {
+			lacking = append(lacking, ctx.typeText(nt, nil))
 		}
 		if !types.Implements(ptr, it) {
 			lacking = append(lacking, ctx.typeText(ptr, nil))
@@ -49,8 +52,8 @@ func (ctx *lowerCtx) lackingTypes(t types.Type) []string {
 // type a case, no variable bound: yaegi's case of several types missed
 // them, and so did a case of a switch that binds one (`switch v :=
 // x.(type) { case T: }` with T having methods).
-func (ctx *lowerCtx) lackingSwitch(t types.Type, fail string) (stmt, key string) {
-	ls := ctx.lackingTypes(t)
+func (ctx *lowerCtx) lackingSwitch(t types.Type, named map[*types.TypeName]bool, fail string) (stmt, key string) {
+	ls := ctx.lackingTypes(t, named)
 	if len(ls) == 0 {
 		return "", ""
 	}
@@ -61,4 +64,22 @@ func (ctx *lowerCtx) lackingSwitch(t types.Type, fail string) (stmt, key string)
 	}
 	b.WriteString("}; ")
 	return b.String(), ";" + strings.Join(ls, ",")
+}
+
+// cellTypeNames are the type names the code being rewritten (the root of
+// the walk) declares or uses.
+func (r *rewriter) cellTypeNames() map[*types.TypeName]bool {
+	names := map[*types.TypeName]bool{}
+	if len(r.stack) == 0 {
+		return names
+	}
+	root := r.stack[0]
+	for _, m := range []map[*ast.Ident]types.Object{r.code.info.Defs, r.code.info.Uses} {
+		for id, o := range m {
+			if tn, ok := o.(*types.TypeName); ok && id.Pos() >= root.Pos() && id.Pos() < root.End() {
+				names[tn] = true
+			}
+		}
+	}
+	return names
 }

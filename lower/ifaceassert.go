@@ -36,7 +36,7 @@ func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
 	case *ast.ValueSpec:
 		withOK = len(p.Names) == 2 && len(p.Values) == 1
 	}
-	name := r.ctx.assertHelper(t, withOK)
+	name := r.ctx.assertHelper(t, r.cellTypeNames(), withOK)
 	r.replaceNode(n, name+"("+r.nodeText(n.X)+")")
 }
 
@@ -52,7 +52,7 @@ func (ctx *lowerCtx) declaredInterface(t types.Type) bool {
 
 // assertHelper declares the helper asserting an interface{} value to t
 // and returns its name.
-func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
+func (ctx *lowerCtx) assertHelper(t types.Type, named map[*types.TypeName]bool, withOK bool) string {
 	tt := ctx.typeText(t, nil)
 	it := t.Underlying().(*types.Interface)
 	var methods []string
@@ -65,7 +65,7 @@ func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
 		failed = "return nil, false"
 	}
 	// Values of the types that lack t's methods fail first (assertlack.go).
-	lacking, key := ctx.lackingSwitch(t, failed)
+	lacking, key := ctx.lackingSwitch(t, named, failed)
 	name := "ʟassert_" + shortHash(tt+key)
 	if withOK {
 		name += "ok"
