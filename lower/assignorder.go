@@ -64,22 +64,16 @@ func (r *rewriter) tupleAssign(as *ast.AssignStmt) {
 			return
 		}
 	}
-	if !calls && !r.indexSeesAssigned(as.Lhs) {
+	if !calls && !r.indexSeesAssigned(as.Lhs) && !r.lateAssignPanics(as.Lhs) {
 		return
 	}
 	var b strings.Builder
 	b.WriteString("{ ")
 	lhs := make([]string, len(as.Lhs))
 	for i, e := range as.Lhs {
-		// Index operands are evaluated before anything is assigned.
-		if ix, ok := e.(*ast.IndexExpr); ok && r.code.info.Types[ix.Index].Value == nil {
-			t := r.ctx.name("ix")
-			b.WriteString("var " + t + " " + r.ctx.typeText(r.typeOf(ix.Index), r.subst) + " = " + r.nodeText(ix.Index) + "; ")
-			lhs[i] = r.nodeText(ix.X) + "[" + t + "]"
-			continue
-		}
-		lhs[i] = r.nodeText(e)
+		lhs[i] = r.lhsTarget(&b, e) // assignphase.go
 	}
+	r.tupleLowered(as)
 	vals := r.valueTemps(&b, as)
 	// One assignment each, in order: yaegi's `i, j = a, b` of interface{}
 	// variables panics (reflect.Set ... interp.valueInterface).

@@ -44,7 +44,11 @@ func (r *rewriter) boundsCheck(n ast.Node) {
 		return
 	}
 	var checks []string
-	r.collectBounds(st, &checks)
+	if as, ok := st.(*ast.AssignStmt); ok && r.tupled[as] {
+		r.tupleBounds(as, &checks) // assignphase.go
+	} else {
+		r.collectBounds(st, &checks)
+	}
 	if len(checks) > 0 {
 		r.insert(r.off(st.Pos()), strings.Join(checks, "; ")+"; ")
 	}

@@ -35,7 +35,7 @@ import (
 //
 // A function with one defer statement outside loops is left alone (one
 // call: nothing to skip), and so is one with defers in a range-over-func
-// body (their own list, rangefunc.go) and the cell's top level (cellDefer).
+// body (one list for the function, deferlist.go) and the cell's top level (cellDefer).
 func (r *rewriter) deferChain(n *ast.DeferStmt) bool {
 	body := r.enclosingBody()
 	if body == nil || (r.subst == nil && len(r.fns) == 1) || len(r.fn().rf) > 0 || !r.needsDeferChain(body) {
@@ -51,16 +51,27 @@ func (r *rewriter) deferChain(n *ast.DeferStmt) bool {
 		r.replaceNode(n, ch.recoverLink(r.ctx.name("da"), r.nodeText(call)))
 		return true
 	}
+	d := r.bindDeferred(call)
+	r.replaceNode(n, ch.link(d.bound, d.params, d.call, d.args))
+	return true
+}
 
+// deferred is a deferred call taken apart: bound declares now the values
+// the call is made with, which a literal with parameters params gets as
+// its arguments args, and call is the call written with those parameters.
+type deferred struct{ bound, params, call, args string }
+
+// bindDeferred binds the callee and arguments of a deferred call at the
+// defer statement, as Go evaluates them there.
+func (r *rewriter) bindDeferred(call *ast.CallExpr) deferred {
 	if r.callReplaced(call) {
 		// Another lowering rewrote the whole call (log.Fatal, errors.As...):
 		// its text is kept, its arguments evaluated when it runs.
-		r.replaceNode(n, ch.link("", "", r.nodeText(call), ""))
-		return true
+		return deferred{call: r.nodeText(call)}
 	}
 	// lhs := rhs copies the values now (yaegi reads a deferred call's
-	// arguments from their variables when the call runs); the link gets
-	// them as its parameters.
+	// arguments from their variables when the call runs); the literal
+	// gets them as its parameters.
 	var lhs, rhs, params, linkArgs []string
 	bind := func(text string, t types.Type) string {
 		nm := r.ctx.name("da")
@@ -122,14 +133,11 @@ func (r *rewriter) deferChain(n *ast.DeferStmt) bool {
 	if call.Ellipsis.IsValid() {
 		ell = "..."
 	}
-	inner := fun + "(" + strings.Join(args, ", ") + ell + ")"
-
 	bound := recvDecl
 	if len(lhs) > 0 {
 		bound += strings.Join(lhs, ", ") + " := " + strings.Join(rhs, ", ") + "; "
 	}
-	r.replaceNode(n, ch.link(bound, strings.Join(params, ", "), inner, strings.Join(linkArgs, ", ")))
-	return true
+	return deferred{bound, strings.Join(params, ", "), fun + "(" + strings.Join(args, ", ") + ell + ")", strings.Join(linkArgs, ", ")}
 }
 
 // link is the deferred literal of a call: bound declares the values the

@@ -36,7 +36,7 @@ func (r *rewriter) ifaceAssert(n *ast.TypeAssertExpr) {
 	case *ast.ValueSpec:
 		withOK = len(p.Names) == 2 && len(p.Values) == 1
 	}
-	name := r.ctx.assertHelper(t, withOK)
+	name := r.ctx.assertHelper(t, r.cellTypeNames(), withOK)
 	r.replaceNode(n, name+"("+r.nodeText(n.X)+")")
 }
 
@@ -52,25 +52,30 @@ func (ctx *lowerCtx) declaredInterface(t types.Type) bool {
 
 // assertHelper declares the helper asserting an interface{} value to t
 // and returns its name.
-func (ctx *lowerCtx) assertHelper(t types.Type, withOK bool) string {
+func (ctx *lowerCtx) assertHelper(t types.Type, named map[*types.TypeName]bool, withOK bool) string {
 	tt := ctx.typeText(t, nil)
-	name := "ʟassert_" + shortHash(tt)
+	it := t.Underlying().(*types.Interface)
+	var methods []string
+	for i := range it.NumMethods() {
+		methods = append(methods, strconv.Quote(it.Method(i).Name()))
+	}
+	target := types.TypeString(t, func(p *types.Package) string { return p.Name() })
+	failed := "e := " + ctx.qualify(rtPath) + ".AssertFailed(x, " + strconv.Quote(target) + ", []string{" + strings.Join(methods, ", ") + "}); panic(e)"
+	if withOK {
+		failed = "return nil, false"
+	}
+	// Values of the types that lack t's methods fail first (assertlack.go).
+	lacking, key := ctx.lackingSwitch(t, named, failed)
+	name := "ʟassert_" + shortHash(tt+key)
 	if withOK {
 		name += "ok"
 		ctx.declare(name, func() string {
-			return "func " + name + "(x any) (" + tt + ", bool) { switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
+			return "func " + name + "(x any) (" + tt + ", bool) { " + lacking + "switch v := x.(type) { case " + tt + ": return v, true }; return nil, false }"
 		})
 		return name
 	}
 	ctx.declare(name, func() string {
-		it := t.Underlying().(*types.Interface)
-		var methods []string
-		for i := range it.NumMethods() {
-			methods = append(methods, strconv.Quote(it.Method(i).Name()))
-		}
-		target := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-		return "func " + name + "(x any) " + tt + " { switch v := x.(type) { case " + tt + ": return v }; e := " +
-			ctx.qualify(rtPath) + ".AssertFailed(x, " + strconv.Quote(target) + ", []string{" + strings.Join(methods, ", ") + "}); panic(e) }"
+		return "func " + name + "(x any) " + tt + " { " + lacking + "switch v := x.(type) { case " + tt + ": return v }; " + failed + " }"
 	})
 	return name
 }

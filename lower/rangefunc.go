@@ -87,11 +87,7 @@ func (r *rewriter) rangeFunc(n *ast.RangeStmt) {
 		for i, v := range f.retVars {
 			decls = append(decls, "var "+v+" "+r.ctx.typeText(f.sig.Results().At(i).Type(), r.subst))
 		}
-		if f.deferList != "" {
-			d := f.deferList
-			decls = append(decls, "var "+d+" []func()", "defer func() { for ʟi := len("+d+") - 1; ʟi >= 0; ʟi-- { "+d+"[ʟi]() } }()")
-		}
-		f.retVars, f.deferList = nil, ""
+		f.retVars = nil
 	}
 	start := r.off(n.Pos())
 	if l, ok := r.parent().(*ast.LabeledStmt); ok {
@@ -200,47 +196,12 @@ func (r *rewriter) returnStmt(n *ast.ReturnStmt) {
 	r.replaceNode(n, "{ "+store+r.jump("return", plain, nil, len(f.rf), 0)+" }")
 }
 
-// deferStmt lowers a defer inside a range-over-func body: the call is
-// appended to a list that a defer of the enclosing function runs, so it
-// runs when the function returns, not when the body does.
+// deferStmt lowers a defer that neither deferList nor deferChain took: at
+// a cell's top level (cellDefer), else its values are bound now (deferArgs).
 func (r *rewriter) deferStmt(n *ast.DeferStmt) {
 	if r.subst == nil && len(r.fns) == 1 {
 		r.cellDefer(n)
 		return
 	}
-	f := r.fn()
-	if len(f.rf) == 0 {
-		r.deferArgs(n)
-		return
-	}
-	if f.deferList == "" {
-		f.deferList = r.ctx.name("df")
-	}
-	call := n.Call
-	var temps, vals []string
-	args := make([]string, len(call.Args))
-	for i, a := range call.Args {
-		args[i] = r.nodeText(a)
-		if tv := r.code.info.Types[a]; tv.Value != nil || tv.IsNil() || tv.IsType() {
-			continue
-		}
-		t := r.ctx.name("a")
-		temps, vals = append(temps, t), append(vals, args[i])
-		args[i] = t
-	}
-	fun := r.nodeText(call.Fun)
-	if _, lit := ast.Unparen(call.Fun).(*ast.FuncLit); lit {
-		t := r.ctx.name("f")
-		temps, vals = append(temps, t), append(vals, fun)
-		fun = t
-	}
-	pre := ""
-	if len(temps) > 0 {
-		pre = strings.Join(temps, ", ") + " := " + strings.Join(vals, ", ") + "; "
-	}
-	ell := ""
-	if call.Ellipsis.IsValid() {
-		ell = "..."
-	}
-	r.replaceNode(n, "{ "+pre+f.deferList+" = append("+f.deferList+", func() { "+fun+"("+strings.Join(args, ", ")+ell+") }) }")
+	r.deferArgs(n)
 }

@@ -47,6 +47,8 @@ type rewriter struct {
 	// brkLabels label the end of statements a select breaks out of
 	// (see selectbreak.go).
 	brkLabels map[*ast.LabeledStmt]string
+	// tupled are the tuple assignments tupleAssign rewrote (assignphase.go).
+	tupled map[*ast.AssignStmt]bool
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
@@ -55,10 +57,9 @@ type fnCtx struct {
 	// results are the names of the named results, nil if unnamed.
 	results []string
 	rf      []*rfLoop // enclosing range-over-func loops, outermost first
-	// retVars and deferList are declared by the outermost range-over-func
-	// loop for the jumps out of the function made inside it.
-	retVars   []string
-	deferList string
+	// retVars are declared by the outermost range-over-func loop for the
+	// returns made inside it.
+	retVars []string
 }
 
 func newRewriter(ctx *lowerCtx, c *code, subst map[*types.TypeParam]types.Type) *rewriter {
@@ -314,7 +315,8 @@ func (r *rewriter) post(n ast.Node) {
 		r.ifaceReturn(n)
 		r.returnStmt(n)
 	case *ast.DeferStmt:
-		if !r.deferChain(n) { // deferchain.go; it binds the call as deferArgs does
+		// deferlist.go, deferchain.go; each binds the call as deferArgs does
+		if !r.deferList(n) && !r.deferChain(n) {
 			r.deferStmt(n)
 		}
 	case *ast.ExprStmt:
@@ -364,7 +366,8 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.TypeAssertExpr:
 		r.impossibleAssert(n)
 		r.ifaceAssert(n)
-		r.keepAssert(n) // keepvalue.go
+		r.keepAssert(n)     // keepvalue.go
+		r.concreteAssert(n) // assertconcrete.go
 	case *ast.IndexExpr:
 		r.instantiation(n, n.X)
 	case *ast.IndexListExpr:
