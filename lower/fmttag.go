@@ -55,7 +55,7 @@ func (r *rewriter) tagValue(e ast.Expr) {
 		return
 	}
 	t = substType(t, r.subst)
-	if r.tagIface(e, t, substType(to, r.subst)) || tv.Value != nil {
+	if r.tagIface(e, t, substType(to, r.subst)) || r.tagName(e, t, substType(to, r.subst)) || tv.Value != nil {
 		return
 	}
 	if _, isArray := t.Underlying().(*types.Array); isArray && !r.boxable(substType(to, r.subst)) {
