@@ -30,6 +30,27 @@ func (r *rewriter) tagName(e ast.Expr, t, to types.Type) bool {
 	if !r.nameless(t) || !r.boxable(to) {
 		return false
 	}
+	r.replaceNode(e, r.nameFunc(t)+"("+r.nodeText(e)+")")
+	return true
+}
+
+// namedOperand is text, of type t, as an interface operand of
+// rt.IfaceEq (ifaceeq.go): passed through t's naming function when t is
+// a concrete type tagName names, so that `a == Celsius(2)` compares the
+// names too.
+func (r *rewriter) namedOperand(t types.Type, text string) string {
+	if t == nil || types.IsInterface(t) {
+		return text
+	}
+	if t = types.Unalias(substType(t, r.subst)); !r.nameless(t) {
+		return text
+	}
+	return r.nameFunc(t) + "(" + text + ")"
+}
+
+// nameFunc declares, once a session, the naming function of t and
+// returns its name.
+func (r *rewriter) nameFunc(t types.Type) string {
 	fn := "MirrorTagName"
 	switch t.Underlying().(type) {
 	case *types.Pointer, *types.Map, *types.Chan:
@@ -42,8 +63,7 @@ func (r *rewriter) tagName(e ast.Expr, t, to types.Type) bool {
 	r.ctx.declare(name, func() string {
 		return "func " + name + "(v " + tt + ") interface{} { return " + rt + "." + fn + "(v, " + goName + ") }"
 	})
-	r.replaceNode(e, name+"("+r.nodeText(e)+")")
-	return true
+	return name
 }
 
 // nameless reports whether a value of t in an interface loses its type

@@ -52,3 +52,22 @@ func TestScreenShownTypeOfAStoredValue(t *testing.T) {
 		s.WaitTail("go> "+tc.cell, tc.want, "go>")
 	}
 }
+
+// An interface holding a method-less value of the session's types equals
+// only a value of that type (yaegi compared the float64s), at the
+// prompt, through a worker process.
+func TestScreenComparedStoredValueByItsType(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{Process: true})
+	s, _ := openScreen(t, h, 100, 30)
+	run(s, "type Celsius float64")
+	run(s, "var a any = Celsius(2)")
+	for _, tc := range []struct{ cell, want string }{
+		{"a == any(2.0)", "false"},
+		{"a == Celsius(2)", "true"},
+		{"[]bool{a != 2.0, any(Celsius(1)) == 1.0}", "[true false]"},
+	} {
+		s.Type(tc.cell)
+		s.Keys("Enter")
+		s.WaitTail("go> "+tc.cell, tc.want, "go>")
+	}
+}

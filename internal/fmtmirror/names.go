@@ -3,6 +3,7 @@ package fmtmirror
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 )
@@ -25,6 +26,10 @@ var names = struct {
 	next  int
 	index map[nameKey]int
 }{index: map[nameKey]int{}}
+
+// namesUsed is set by the first name recorded: comparisons skip an empty
+// table.
+var namesUsed atomic.Bool
 
 // nameKey is an object's address and, for a pointer's target, the
 // pointer's native type (&s and &s.X share an address); nil for a
@@ -73,6 +78,7 @@ func recordName(k nameKey, ref weak.Pointer[byte], name string) {
 		t.ring[i] = e
 	}
 	t.index[k] = i
+	namesUsed.Store(true)
 }
 
 // TaggedIfaceName is the name TagIface recorded for the wrapper v.

@@ -83,3 +83,16 @@ func recordedName(v any) (string, bool) {
 	}
 	return nameAt(nameKey{addr: uintptr(p)})
 }
+
+// SameRecordedType reports whether the interface values a and b, whose
+// native values are of one type, are not recorded as of two types (by
+// TagName or TagPointerName; a value recorded by neither is of its native
+// type): `var c any = Celsius(2)` is not any(2.0), as in Go.
+func SameRecordedType(a, b any) bool {
+	if !namesUsed.Load() {
+		return true
+	}
+	na, _ := recordedName(a)
+	nb, _ := recordedName(b)
+	return na == nb
+}

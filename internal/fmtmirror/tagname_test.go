@@ -40,3 +40,21 @@ func TestTagPointerNameIsByTargetAndType(t *testing.T) {
 		t.Error("a pointer to another float64 is named")
 	}
 }
+
+func TestSameRecordedTypeTellsNamedFromPlain(t *testing.T) {
+	c, f := TagName(2.0, "main.Celsius"), TagName(2.0, "main.Meters")
+	for _, tc := range []struct {
+		name string
+		a, b any
+		want bool
+	}{
+		{"named-and-plain", c, any(2.0), false},
+		{"two-names", c, f, false},
+		{"one-name", c, TagName(2.0, "main.Celsius"), true},
+		{"both-plain", any(2.0), any(2.0), true},
+	} {
+		if got := SameRecordedType(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: got %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}
