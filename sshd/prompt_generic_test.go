@@ -26,3 +26,20 @@ fmt.Println(errors.As(fmt.Errorf("w: %w", pe), &target), target.A, target.B)
 		t.Errorf("status %d, stderr %q, stdout:\n%s\nwant:\n%s", r.Status, r.Stderr, r.Stdout, want)
 	}
 }
+
+// errors.Is and errors.As follow the Unwrap() []error of a generic
+// type's instance (yaegi took it for Unwrap() error), at the prompt,
+// through a worker process.
+func TestScreenErrorsFollowAGenericInstancesJoinedErrors(t *testing.T) {
+	h := testhost.Start(t, testhost.Options{Process: true})
+	s, _ := openScreen(t, h, 200, 30)
+	run(s, `import ("errors"; "fmt")`)
+	run(s, `var ErrA = errors.New("a")`)
+	// One cell: a generic type's methods declared in a later cell are not
+	// its instances' (docs/prompt.md, Not yet).
+	run(s, `type Multi[T any] struct{ errs []error; tag T }; func (m Multi[T]) Error() string { return fmt.Sprint("multi ", m.tag) }; func (m Multi[T]) Unwrap() []error { return m.errs }`)
+	cell := `[]bool{errors.Is(Multi[int]{[]error{ErrA}, 1}, ErrA), errors.Is(fmt.Errorf("w: %w", Multi[string]{nil, "s"}), ErrA)}`
+	s.Type(cell)
+	s.Keys("Enter")
+	s.WaitTail("go> "+cell, "[true false]", "go>")
+}
