@@ -30,7 +30,7 @@ func (r *rewriter) tagName(e ast.Expr, t, to types.Type) bool {
 	if !r.nameless(t) || !r.boxable(to) {
 		return false
 	}
-	r.replaceNode(e, r.nameFunc(t)+"("+r.nodeText(e)+")")
+	r.replaceNode(e, r.nameCall(t, r.nodeText(e)))
 	return true
 }
 
@@ -45,25 +45,20 @@ func (r *rewriter) namedOperand(t types.Type, text string) string {
 	if t = types.Unalias(substType(t, r.subst)); !r.nameless(t) {
 		return text
 	}
-	return r.nameFunc(t) + "(" + text + ")"
+	return r.nameCall(t, text)
 }
 
-// nameFunc declares, once a session, the naming function of t and
-// returns its name.
-func (r *rewriter) nameFunc(t types.Type) string {
+// nameCall is the call that names text, a value of t, in an interface:
+// a native call in place (an interpreted function around it cost
+// yaegi's call, about 5 µs).
+func (r *rewriter) nameCall(t types.Type, text string) string {
 	fn := "MirrorTagName"
 	switch t.Underlying().(type) {
 	case *types.Pointer, *types.Map, *types.Chan:
 		fn = "MirrorTagPointerName" // no box: named by what it points to
 	}
-	tt := r.ctx.typeText(t, nil)
 	goName := strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
-	name := "ʟtagN_" + shortHash(tt+";"+goName)
-	rt := r.ctx.qualify(rtPath)
-	r.ctx.declare(name, func() string {
-		return "func " + name + "(v " + tt + ") interface{} { return " + rt + "." + fn + "(v, " + goName + ") }"
-	})
-	return name
+	return r.ctx.qualify(rtPath) + "." + fn + "(" + text + ", " + goName + ")"
 }
 
 // nameless reports whether a value of t in an interface loses its type
