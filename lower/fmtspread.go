@@ -90,9 +90,7 @@ func (r *rewriter) printSpreadOnce(n *ast.CallExpr, pf struct{ format, first int
 	f, a := r.ctx.name("format"), r.ctx.name("args")
 	params, convArg := "", ""
 	if m.conv != "nil" {
-		// A parameter: yaegi v0.16.1 runs the type switch's func literal
-		// wrong when it is nested in this one ("reflect: slice index out
-		// of range").
+		// A parameter: the type switch is made once, before the call.
 		params, convArg = ", "+m.conv+" func(any) any", ", "+m.convText()
 	}
 	args := m.rt + ".MirrorFormatArgs(" + f + ", " + a + ", " + conv + ")"
