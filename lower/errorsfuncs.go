@@ -148,12 +148,23 @@ func (r *rewriter) typesWithMethod(name string, ok func(*types.Signature) bool) 
 		if named, isNamed := tn.Type().(*types.Named); !isNamed || named.TypeParams().Len() > 0 {
 			continue
 		}
-		for _, t := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
-			obj, _, _ := types.LookupFieldOrMethod(t, false, tn.Pkg(), name)
-			if f, isFunc := obj.(*types.Func); isFunc && ok(f.Type().(*types.Signature)) {
-				out = append(out, r.ctx.typeText(t, nil))
-				break
-			}
+		out = r.withMethod(out, tn.Type(), tn.Pkg(), name, ok)
+	}
+	for _, n := range r.cellInstances() { // fmtregistry.go
+		if !types.IsInterface(n) && !r.mentionsLocalType(n, 0) {
+			out = r.withMethod(out, n, n.Obj().Pkg(), name, ok)
+		}
+	}
+	return out
+}
+
+// withMethod appends t (or *t) to out when it has the method name whose
+// signature ok accepts.
+func (r *rewriter) withMethod(out []string, t types.Type, pkg *types.Package, name string, ok func(*types.Signature) bool) []string {
+	for _, t := range []types.Type{t, types.NewPointer(t)} {
+		obj, _, _ := types.LookupFieldOrMethod(t, false, pkg, name)
+		if f, isFunc := obj.(*types.Func); isFunc && ok(f.Type().(*types.Signature)) {
+			return append(out, r.ctx.typeText(t, nil))
 		}
 	}
 	return out

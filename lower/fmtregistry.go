@@ -3,6 +3,8 @@ package lower
 import (
 	"go/ast"
 	"go/types"
+	"slices"
+	"strings"
 )
 
 // The type switch of fmtdeep.go lists the session's types the cell's
@@ -62,18 +64,34 @@ func (r *rewriter) registerFmtMethod(d *ast.FuncDecl) {
 // types that the cell names (W[int]) and that have a String, Error or
 // Format method: a later cell may print one it does not name.
 func (r *rewriter) registerInstances() {
-	for id, inst := range r.code.info.Instances {
-		if !r.ctx.chk.cur.contains(id.Pos()) {
-			continue
-		}
-		n, ok := inst.Type.(*types.Named)
-		if !ok || !r.ctx.chk.local(n.Obj().Pkg()) || n.TypeArgs().Len() == 0 || hasTypeParam(n) || types.IsInterface(n) {
+	for _, n := range r.cellInstances() {
+		if types.IsInterface(n) {
 			continue
 		}
 		if fmtIface(n) || fmtIface(types.NewPointer(n)) || r.formats(n) || r.formats(types.NewPointer(n)) {
 			r.registerFmtType(n, "instance;"+r.ctx.typeText(n, nil))
 		}
 	}
+}
+
+// cellInstances are the instances of the session's generic types that
+// the cell names, without type parameters, in the order of their names.
+func (r *rewriter) cellInstances() []*types.Named {
+	var out []*types.Named
+	seen := map[string]bool{}
+	for id, inst := range r.code.info.Instances {
+		if !r.ctx.chk.cur.contains(id.Pos()) {
+			continue
+		}
+		n, ok := inst.Type.(*types.Named)
+		if !ok || !r.ctx.chk.local(n.Obj().Pkg()) || n.TypeArgs().Len() == 0 || hasTypeParam(n) || seen[n.String()] {
+			continue
+		}
+		seen[n.String()] = true
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b *types.Named) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }
 
 // registerFmtType registers n (and *n) under a name made of key.

@@ -53,7 +53,8 @@ func (r *rewriter) printSpread(n *ast.CallExpr, pf struct{ format, first int }) 
 	case pureFormat(n.Args[pf.format]):
 		call = m.rt + ".MirrorFormatArgs(" + r.nodeText(n.Args[pf.format]) + ", " + r.nodeText(spread) + ", " + conv + ")"
 	default:
-		return // the format is evaluated once, by the call
+		r.printSpreadOnce(n, pf, m, conv)
+		return
 	}
 	if m.conv != "nil" {
 		call = "func(" + m.conv + " func(any) any) []any { return " + call + " }(" + m.convText() + ")"
@@ -62,6 +63,59 @@ func (r *rewriter) printSpread(n *ast.CallExpr, pf struct{ format, first int }) 
 		return
 	}
 	r.replaceNode(spread, call)
+}
+
+// printSpreadOnce is printSpread of a call whose format has effects or
+// costs (`fmt.Printf(formats[k()], args...)`, `log.Printf(f(), a...)`):
+// the format must be evaluated once, before the operands as in Go, so
+// the call becomes a func literal called with the format and the slice,
+// which hands both to the walk and the print function. The function and
+// the operands before the format (Fprintf's writer) stay inside it, so
+// they must be pure: their evaluation moves after the format's.
+func (r *rewriter) printSpreadOnce(n *ast.CallExpr, pf struct{ format, first int }, m *mirror, conv string) {
+	if !pure(n.Fun) {
+		return
+	}
+	var lead []string
+	for _, a := range n.Args[:pf.format] {
+		if !pure(a) {
+			return
+		}
+		lead = append(lead, r.nodeText(a)+", ")
+	}
+	sig, ok := r.typeOf(n.Fun).(*types.Signature)
+	if !ok {
+		return
+	}
+	f, a := r.ctx.name("format"), r.ctx.name("args")
+	params, convArg := "", ""
+	if m.conv != "nil" {
+		// A parameter: the type switch is made once, before the call.
+		params, convArg = ", "+m.conv+" func(any) any", ", "+m.convText()
+	}
+	args := m.rt + ".MirrorFormatArgs(" + f + ", " + a + ", " + conv + ")"
+	body := r.nodeText(n.Fun) + "(" + strings.Join(lead, "") + f + ", " + args + "...)"
+	var results []string
+	for i := range sig.Results().Len() {
+		results = append(results, r.ctx.typeText(sig.Results().At(i).Type(), nil))
+	}
+	switch len(results) {
+	case 0:
+	case 1:
+		body = results[0] + " { return " + body
+	default:
+		body = "(" + strings.Join(results, ", ") + ") { return " + body
+	}
+	if len(results) == 0 {
+		body = "{ " + body
+	}
+	// In parentheses: a cell's statement that starts with `func` would be
+	// taken for a declaration.
+	call := "(func(" + f + " string, " + a + " []any" + params + ") " + body + " })(" + r.nodeText(n.Args[pf.format]) + ", " + r.nodeText(n.Args[pf.first]) + convArg + ")"
+	if len(call) > maxMirrorText {
+		return
+	}
+	r.replaceNode(n, call)
 }
 
 // printTuple rewrites the one operand of n, a call of a print function

@@ -55,7 +55,7 @@ func (r *rewriter) tagValue(e ast.Expr) {
 		return
 	}
 	t = substType(t, r.subst)
-	if r.tagIface(e, t, substType(to, r.subst)) || tv.Value != nil {
+	if r.tagIface(e, t, substType(to, r.subst)) || r.tagName(e, t, substType(to, r.subst)) || tv.Value != nil || r.tagLocal(e, t, substType(to, r.subst)) {
 		return
 	}
 	if _, isArray := t.Underlying().(*types.Array); isArray && !r.boxable(substType(to, r.subst)) {
@@ -75,39 +75,12 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 	if !r.taggable(t) {
 		return "", false
 	}
-	_, top := t.Underlying().(*types.Pointer)
-	depth := 1
-	if top {
-		depth = 0 // &[Red] at the top of an operand; an address below it
-	}
-	gen := func(show bool) string {
-		m := &mirror{r: r, rt: r.ctx.qualify(rtPath), show: show, path: map[*types.Named]int{}, pos: token.NoPos}
-		return m.text(t, depth)
-	}
-	plain, show := gen(false), gen(true)
-	numeric := "nil"
-	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), numeric: true, path: map[*types.Named]int{}, pos: token.NoPos}); m.needs(t, depth, false) {
-		numeric = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + m.text(t, depth) + " }"
-	}
-	syntax := "nil"
-	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), syntax: true, path: map[*types.Named]int{}, pos: token.NoPos}); m.needsSyntax(t, depth) {
-		text := m.genSyntax(t, "v", depth)
-		if m.conv != "" && m.conv != "nil" {
-			text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
-		}
-		syntax = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + text + " }"
-	}
-	if len(plain)+len(show)+len(syntax)+len(numeric) > maxMirrorText {
+	call, hash, ok := r.rebuilderCall(t, token.NoPos)
+	if !ok {
 		return "", false
 	}
-	goName := strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
 	tt := r.ctx.typeText(t, nil)
 	rt := r.ctx.qualify(rtPath)
-	showFn := "nil"
-	if show != plain {
-		showFn = "func(v " + tt + ") any { return " + show + " }"
-	}
-	hash := shortHash(tt + ";" + plain + ";" + show + ";" + syntax + ";" + numeric)
 	by := "ʟtagfn_" + hash
 	// The rebuilder is made by a function: a variable whose initializer
 	// names the session's types (a func(v [2]Money) literal) is set by
@@ -118,7 +91,7 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 		return "var " + by + " = " + mk + "()"
 	})
 	r.ctx.declare(mk, func() string {
-		return "func " + mk + "() *" + rt + ".Rebuilder { return " + rt + ".MirrorRebuilder(func(v " + tt + ") any { return " + plain + " }, " + showFn + ", " + syntax + ", " + numeric + ", " + goName + ", " + strconv.FormatBool(top) + ") }"
+		return "func " + mk + "() *" + rt + ".Rebuilder { return " + call + " }"
 	})
 	name := "ʟtag_" + hash
 	if _, isArray := t.Underlying().(*types.Array); isArray {
@@ -128,6 +101,46 @@ func (r *rewriter) tagFunc(t types.Type) (string, bool) {
 		return "func " + name + "(v " + tt + ") " + tt + " { " + rt + ".MirrorTag(v, " + by + "); return v }"
 	})
 	return name, true
+}
+
+// rebuilderCall is the code that makes the session's Rebuilder of t
+// where pos is (its type switch over the types visible there), and a
+// hash of it; ok is false when it is too long.
+func (r *rewriter) rebuilderCall(t types.Type, pos token.Pos) (call, hash string, ok bool) {
+	_, top := t.Underlying().(*types.Pointer)
+	depth := 1
+	if top {
+		depth = 0 // &[Red] at the top of an operand; an address below it
+	}
+	gen := func(show bool) string {
+		m := &mirror{r: r, rt: r.ctx.qualify(rtPath), show: show, path: map[*types.Named]int{}, pos: pos}
+		return m.text(t, depth)
+	}
+	plain, show := gen(false), gen(true)
+	numeric := "nil"
+	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), numeric: true, path: map[*types.Named]int{}, pos: pos}); m.needs(t, depth, false) {
+		numeric = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + m.text(t, depth) + " }"
+	}
+	syntax := "nil"
+	if m := (&mirror{r: r, rt: r.ctx.qualify(rtPath), syntax: true, path: map[*types.Named]int{}, pos: pos}); m.needsSyntax(t, depth) {
+		text := m.genSyntax(t, "v", depth)
+		if m.conv != "" && m.conv != "nil" {
+			text = "func(" + m.conv + " func(any) any) any { return " + text + " }(" + m.convText() + ")"
+		}
+		syntax = "func(v " + r.ctx.typeText(t, nil) + ") any { return " + text + " }"
+	}
+	if len(plain)+len(show)+len(syntax)+len(numeric) > maxMirrorText {
+		return "", "", false
+	}
+	goName := strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
+	tt := r.ctx.typeText(t, nil)
+	showFn := "nil"
+	if show != plain {
+		showFn = "func(v " + tt + ") any { return " + show + " }"
+	}
+	hash = shortHash(tt + ";" + plain + ";" + show + ";" + syntax + ";" + numeric)
+	call = r.ctx.qualify(rtPath) + ".MirrorRebuilder(func(v " + tt + ") any { return " + plain + " }, " + showFn + ", " + syntax + ", " + numeric + ", " + goName + ", " + strconv.FormatBool(top) + ")"
+	return call, hash, true
 }
 
 // taggable reports whether a value of t loses, in an interface, what

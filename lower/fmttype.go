@@ -45,8 +45,11 @@ func (r *rewriter) dynamicTypeText(a ast.Expr) (string, bool) {
 	m := &mirror{r: r, path: map[*types.Named]int{}, pos: a.Pos()}
 	pkgLevel, extra := m.visibleTypes()
 	named := append(extra, pkgLevel...)
+	rt := r.ctx.qualify(rtPath)
 	if len(named) == 0 {
-		return "", false
+		// A value named where it became an interface (fmttagname.go),
+		// also by a helper declared before its type.
+		return rt + ".TypeName(" + r.nodeText(a) + ")", true
 	}
 	name := func(t types.Type) string {
 		return strconv.Quote(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
@@ -54,7 +57,6 @@ func (r *rewriter) dynamicTypeText(a ast.Expr) (string, bool) {
 	if text, ok := r.convertedTypeName(a); ok {
 		return text, true
 	}
-	rt := r.ctx.qualify(rtPath)
 	shared := m.sharedLayouts()
 	var cases, layouts, wrapped strings.Builder
 	for _, n := range named {
@@ -85,7 +87,7 @@ func (r *rewriter) dynamicTypeText(a ast.Expr) (string, bool) {
 		}
 	}
 	if cases.Len() == 0 && layouts.Len() == 0 && wrapped.Len() == 0 {
-		return "", false
+		return rt + ".TypeName(" + r.nodeText(a) + ")", true
 	}
 	text := "func(v any) string { "
 	if cases.Len() > 0 {

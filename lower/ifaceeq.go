@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/replhost/replhost/internal/fmtmirror"
 	"github.com/replhost/replhost/internal/yaegix"
 )
 
@@ -86,9 +87,9 @@ func isTypeParam(t types.Type) bool {
 // Value argument") where Go panics with a nil pointer dereference.
 func (r *rewriter) ifaceOperand(e ast.Expr, t types.Type) string {
 	if _, ok := ast.Unparen(e).(*ast.StarExpr); ok {
-		return "func() " + r.ctx.typeText(t, r.subst) + " { ʟd := " + r.nodeText(e) + "; return ʟd }()"
+		return r.namedOperand(t, "func() "+r.ctx.typeText(t, r.subst)+" { ʟd := "+r.nodeText(e)+"; return ʟd }()")
 	}
-	return r.nodeText(e)
+	return r.namedOperand(t, r.nodeText(e)) // fmttagname.go
 }
 
 // IfaceEq reports whether two interface values are equal as Go defines it:
@@ -114,6 +115,9 @@ func IfaceEq(a, b any) bool {
 	}
 	if ta.Known && tb.Known && ta.ID != tb.ID {
 		return false // two interpreted types of one representation
+	}
+	if !fmtmirror.SameRecordedType(a, b) {
+		return false // Celsius(2) and 2.0, both float64 to yaegi (fmttagname.go)
 	}
 	// yaegi boxes a value of a type with methods only on some paths (a
 	// variable of a declared interface type holds it bare), so a box
@@ -176,7 +180,7 @@ func (r *rewriter) ifaceSwitch(s *ast.SwitchStmt) {
 			case isNilType(t):
 				cmps = append(cmps, tag+" == nil")
 			case types.IsInterface(tt) || types.IsInterface(t):
-				cmps = append(cmps, r.ctx.qualify(rtPath)+".IfaceEq("+tag+", "+r.nodeText(e)+")")
+				cmps = append(cmps, r.ctx.qualify(rtPath)+".IfaceEq("+r.namedOperand(tt, tag)+", "+r.namedOperand(t, r.nodeText(e))+")")
 			case types.Identical(tt, t):
 				cmps = append(cmps, tag+" == "+r.nodeText(e))
 			case types.AssignableTo(t, tt):

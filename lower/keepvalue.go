@@ -53,8 +53,8 @@ func (r *rewriter) keepType(t types.Type) (*types.Named, bool) {
 		return nil, false
 	}
 	named, ok := types.Unalias(substType(t, r.subst)).(*types.Named)
-	if !ok || named.TypeArgs().Len() > 0 || named.TypeParams().Len() > 0 {
-		return nil, false
+	if !ok || named.TypeParams().Len() > 0 && named.TypeArgs().Len() == 0 || hasTypeParam(named) || r.mentionsLocalType(named, 0) {
+		return nil, false // an instance of package-level types is named at the cell's top
 	}
 	obj := named.Obj()
 	if obj.Pkg() == nil || !r.ctx.chk.local(obj.Pkg()) || obj.Parent() != obj.Pkg().Scope() {

@@ -15,7 +15,8 @@ import (
 // ever writes again. So the front end makes the interface value itself
 // (TagBox, given the session's Rebuilder of the array's type) in a box of
 // its own, and tags that box; Dynamic and %T look an interface holding an
-// array up by its data word.
+// array up by its data word. So are structs of types declared in a
+// function (localrebuilder.go).
 
 // TagBox returns v, a value of the type b rebuilds, as an interface
 // value in a box of its own, tagged as of b's type.
@@ -46,7 +47,7 @@ func (t *tagTable) lookupBox(v any) (*Rebuilder, bool) {
 		return nil, false
 	}
 	typ := reflect.TypeOf(v)
-	if typ.Kind() != reflect.Array || !boxed(typ) {
+	if typ.Kind() != reflect.Array && typ.Kind() != reflect.Struct || !boxed(typ) {
 		return nil, false
 	}
 	p := boxOf(v)

@@ -253,81 +253,9 @@ func TaggedTypeName(v any) (string, bool) {
 		b, ok = tags.lookupBox(v)
 	}
 	if !ok {
-		return "", false
+		return recordedName(v) // a method-less non-struct value (tagname.go)
 	}
 	return b.name, true
-}
-
-// A value of a non-struct type of the session's converted to a compiled
-// interface (`var s fmt.Stringer = Color(1)`) is, to native code, yaegi's
-// wrapper holding the underlying value (an int): when two of the session's
-// types of that underlying type have the interface's methods (Color and
-// Weekday), %T cannot tell which. The front end names it where it is
-// converted (TagIface); each conversion makes a wrapper whose method
-// fields are closures of their own, which copies of the wrapper share: the
-// first one's closure is the wrapper's identity.
-
-// ifaceNames is the table of TagIface: identity -> the type's name.
-var ifaceNames = struct {
-	sync.Mutex
-	ring  []ifaceName
-	next  int
-	index map[uintptr]int
-}{index: map[uintptr]int{}}
-
-type ifaceName struct {
-	addr uintptr
-	ref  weak.Pointer[byte]
-	name string
-}
-
-// TagIface records that v, yaegi's wrapper of a value converted to a
-// compiled interface, holds a value of the type named name; it returns v.
-func TagIface(v any, name string) any {
-	p, ok := wrapperIdentity(v)
-	if !ok {
-		return v
-	}
-	t := &ifaceNames
-	t.Lock()
-	defer t.Unlock()
-	e := ifaceName{uintptr(p), weak.Make((*byte)(p)), name}
-	if i, ok := t.index[e.addr]; ok {
-		t.ring[i] = e
-		return v
-	}
-	var i int
-	if len(t.ring) < maxTags {
-		i = len(t.ring)
-		t.ring = append(t.ring, e)
-	} else {
-		i = t.next
-		t.next = (t.next + 1) % maxTags
-		delete(t.index, t.ring[i].addr)
-		t.ring[i] = e
-	}
-	t.index[e.addr] = i
-	return v
-}
-
-// TaggedIfaceName is the name TagIface recorded for the wrapper v.
-func TaggedIfaceName(v any) (string, bool) {
-	p, ok := wrapperIdentity(v)
-	if !ok {
-		return "", false
-	}
-	t := &ifaceNames
-	t.Lock()
-	i, ok := t.index[uintptr(p)]
-	var e ifaceName
-	if ok {
-		e = t.ring[i]
-	}
-	t.Unlock()
-	if !ok || unsafe.Pointer(e.ref.Value()) != p {
-		return "", false
-	}
-	return e.name, true
 }
 
 // makeFuncCode is the code of every reflect.MakeFunc func.
