@@ -44,7 +44,8 @@ func (r *rewriter) initOrder(c *cell, info *types.Info) {
 		}
 		inits = append(inits, in)
 	}
-	if sort.SliceIsSorted(inits, func(i, j int) bool { return inits[i].Lhs[0].Pos() < inits[j].Lhs[0].Pos() }) {
+	earlier := r.namesEarlierVar(c, inits) // see varinitref.go
+	if !earlier && sort.SliceIsSorted(inits, func(i, j int) bool { return inits[i].Lhs[0].Pos() < inits[j].Lhs[0].Pos() }) {
 		return
 	}
 	// The values' text first: replacing a declaration drops the edits inside it.
@@ -79,6 +80,10 @@ func (r *rewriter) initOrder(c *cell, info *types.Info) {
 		if d.End() > last.End() {
 			last = d
 		}
+	}
+	if earlier {
+		r.insert(r.off(last.End()), "\n"+r.initFunc(body.String()))
+		return
 	}
 	r.insert(r.off(last.End()), "\nvar _ = func() bool { "+body.String()+"return true }()")
 }
