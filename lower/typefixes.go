@@ -52,9 +52,11 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.variadicSlice(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
+		r.ifaceCopy(e) // see ifacecopy.go
 		r.ifaceBox(e)  // see ifacebox.go
 		r.keepValue(e) // see keepvalue.go
-		r.tagValue(e)  // see fmttag.go
+		r.ifaceCopyKept(e)
+		r.tagValue(e) // see fmttag.go
 	}
 	r.selfFuncs(n)
 }
