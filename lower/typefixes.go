@@ -21,6 +21,7 @@ func (r *rewriter) typeFixes(n ast.Node) {
 	case *ast.StructType:
 		r.blankFields(n)
 		r.shadowFieldDecl(n)
+		r.jsonUnexported(n) // see jsonfields.go
 	case *ast.SelectorExpr:
 		r.shadowFieldUse(n)
 		r.ifaceConvCall(n)
