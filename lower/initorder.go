@@ -39,7 +39,12 @@ func (r *rewriter) initOrder(c *cell, info *types.Info) {
 		}
 		for _, v := range in.Lhs {
 			if specOf[v] == nil {
-				return // a hoisted `x := e` of the cell's statements: left alone
+				// a hoisted `x := e` of the cell's statements: the order is
+				// the cell's (see varinitref.go)
+				if r.hoistedRefs(c, decls) {
+					r.initInPlace(decls)
+				}
+				return
 			}
 		}
 		inits = append(inits, in)

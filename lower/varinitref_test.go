@@ -24,3 +24,20 @@ func TestVarNamesEarlierCellVar(t *testing.T) {
 		t.Errorf("got %q; want %q", out, want)
 	}
 }
+
+// The same within one cell, its statements first: the cell runs in its
+// order, each declaration after the statements before it.
+func TestVarNamesStatementVarOfCell(t *testing.T) {
+	out, errs := runCells(t,
+		`import "fmt"`,
+		"k := 2\nl := 3\nvar w = 2 * l\nvar z, q = w + k, \"s\"\nl++\nvar y = l\nfmt.Println(l, w, z, q, y)",
+	)
+	for n, e := range errs {
+		if e != "" {
+			t.Errorf("cell %d: %s", n, e)
+		}
+	}
+	if want := "4 6 8 s 4\n"; out != want {
+		t.Errorf("got %q; want %q", out, want)
+	}
+}
