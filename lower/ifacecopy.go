@@ -55,8 +55,12 @@ func (r *rewriter) ifaceCopyKept(e ast.Expr) {
 }
 
 // copyTarget is the interface e is converted to, with e's type, when that
-// is a type of the session's with methods, not a pointer.
+// is a package-level, non-generic type of the session's with methods, not
+// a pointer.
 func (r *rewriter) copyTarget(e ast.Expr) (to, et types.Type, ok bool) {
+	if r.subst != nil {
+		return nil, nil, false // an instance of generic code: left as it is
+	}
 	to = r.convTarget(e)
 	if to == nil {
 		return nil, nil, false
@@ -70,7 +74,10 @@ func (r *rewriter) copyTarget(e ast.Expr) (to, et types.Type, ok bool) {
 		return nil, nil, false // fmt.Println(v): the interface ends with the call
 	}
 	et = r.typeOf(e)
-	if et == nil || types.IsInterface(et) || isTypeParam(et) || !r.ctx.declaredType(et) {
+	if et == nil || types.IsInterface(et) || isTypeParam(et) || !r.ctx.declaredType(et) || !r.pkgLevelType(et) {
+		return nil, nil, false // (ʟcopy_T is declared at the cell's top)
+	}
+	if n, ok := types.Unalias(et).(*types.Named); ok && n.TypeArgs().Len() > 0 {
 		return nil, nil, false
 	}
 	if _, ptr := et.Underlying().(*types.Pointer); ptr || types.NewMethodSet(et).Len() == 0 {

@@ -95,6 +95,9 @@ func (r *rewriter) initInPlace(decls []*ast.GenDecl) {
 			}
 			body.WriteString(strings.Join(names, ", ") + " = " + strings.Join(vals, ", ") + "; ")
 		}
+		if body.Len() == 0 {
+			continue // no values: nothing to initialize
+		}
 		text := ""
 		if len(specs) > 0 {
 			text = "var (" + strings.Join(specs, "; ") + ")\n"
