@@ -227,13 +227,17 @@ func (r *rewriter) errIsHelper() string {
 func (r *rewriter) errAsHelper(t types.Type) string {
 	unwrap, unwrapAll := r.errUnwrapHelper(), r.unwrapAllHelper()
 	tt := r.ctx.typeText(t, r.subst)
-	name := "ʟerrAs_" + shortHash(tt+";"+unwrap+";"+unwrapAll)
+	impls := "" // see errorsasiface.go
+	for _, c := range r.implementers(substType(t, r.subst)) {
+		impls += "if v, ok := " + r.layoutAssert(c) + "(" + r.ctx.qualify(rtPath) + ".ErrorInner(err)); ok { *target = v; return true }; "
+	}
+	name := "ʟerrAs_" + shortHash(tt+";"+unwrap+";"+unwrapAll+";"+impls)
 	rt := r.ctx.qualify(rtPath)
 	r.ctx.declare(name, func() string {
 		return "func " + name + "(err error, target *" + tt + ") bool { if target == nil { panic(\"errors: target must be a non-nil pointer\") }; " +
 			"for depth := 0; err != nil && depth < 1000; depth++ { " +
 			"if v, ok := err.(" + tt + "); ok { *target = v; return true }; " +
-			"if v, ok := " + rt + ".ErrorInner(err).(" + tt + "); ok { *target = v; return true }; " +
+			"if v, ok := " + rt + ".ErrorInner(err).(" + tt + "); ok { *target = v; return true }; " + impls +
 			"if x, ok := err.(interface{ As(any) bool }); ok && x.As(target) { return true }; " +
 			"if m := " + unwrapAll + "(err); m != nil { for _, e := range m { if " + name + "(e, target) { return true } }; return false }; " +
 			"err = " + unwrap + "(err) }; return false }"

@@ -116,7 +116,9 @@ func (r *rewriter) fmtOperand(a ast.Expr, v verb, newFormat []byte) (changed boo
 		r.replaceNode(a, strconv.Quote(types.TypeString(substType(t, r.subst), func(p *types.Package) string { return p.Name() })))
 		changed = true
 	case v.verb == 'v' && v.sharp:
-		r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
+		if !r.sharpBasic(a, t) { // fmtsharpbasic.go
+			r.boxGoSyntax(a, t) // Go syntax, type names included (fmtsharp.go)
+		}
 	case v.verb != 'p' && r.formats(t):
 		r.boxDeep(a, t, false) // Format is called for every verb
 	case strings.ContainsRune("vswxXq", v.verb) && r.boxMethods(a):

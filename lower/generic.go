@@ -7,6 +7,8 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -15,7 +17,12 @@ import (
 // replaces every use by monomorphic code and drops their imports.
 var virtualPkgs = map[string]bool{"slices": true, "maps": true, "cmp": true, "iter": true}
 
-//go:embed stdsrc/slices/*.go stdsrc/maps/*.go stdsrc/cmp/*.go stdsrc/iter/*.go
+// genericParts are std packages with some generic API, which the lowering
+// instantiates from stdsrc as it does the virtual packages' (the import
+// stays: the rest of the package is compiled code).
+var genericParts = map[string]bool{"sync": true, "sync/atomic": true}
+
+//go:embed stdsrc/slices/*.go stdsrc/maps/*.go stdsrc/cmp/*.go stdsrc/iter/*.go stdsrc/sync/*.go stdsrc/sync/atomic/*.go
 var stdSrcFS embed.FS
 
 const stdSrcPrefix = "lowerstd/" // import path of our implementation of std package P
@@ -40,7 +47,7 @@ func loadStdSites() (map[string]*site, error) {
 	stdSites.once.Do(func() {
 		stdSites.sites = map[string]*site{}
 		fset := token.NewFileSet()
-		for p := range virtualPkgs {
+		for _, p := range append(slices.Collect(maps.Keys(virtualPkgs)), slices.Collect(maps.Keys(genericParts))...) {
 			files, err := stdSrcFS.ReadDir("stdsrc/" + p)
 			if err != nil {
 				stdSites.err = err
@@ -49,6 +56,9 @@ func loadStdSites() (map[string]*site, error) {
 			var asts []*ast.File
 			srcs := map[*token.File][]byte{}
 			for _, f := range files {
+				if f.IsDir() {
+					continue // sync/atomic beside sync
+				}
 				src, err := stdSrcFS.ReadFile("stdsrc/" + p + "/" + f.Name())
 				if err != nil {
 					stdSites.err = err

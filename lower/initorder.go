@@ -39,12 +39,18 @@ func (r *rewriter) initOrder(c *cell, info *types.Info) {
 		}
 		for _, v := range in.Lhs {
 			if specOf[v] == nil {
-				return // a hoisted `x := e` of the cell's statements: left alone
+				// a hoisted `x := e` of the cell's statements: the order is
+				// the cell's (see varinitref.go)
+				if r.hoistedRefs(c, decls) {
+					r.initInPlace(decls)
+				}
+				return
 			}
 		}
 		inits = append(inits, in)
 	}
-	if sort.SliceIsSorted(inits, func(i, j int) bool { return inits[i].Lhs[0].Pos() < inits[j].Lhs[0].Pos() }) {
+	earlier := r.namesEarlierVar(c, inits) // see varinitref.go
+	if !earlier && sort.SliceIsSorted(inits, func(i, j int) bool { return inits[i].Lhs[0].Pos() < inits[j].Lhs[0].Pos() }) {
 		return
 	}
 	// The values' text first: replacing a declaration drops the edits inside it.
@@ -79,6 +85,10 @@ func (r *rewriter) initOrder(c *cell, info *types.Info) {
 		if d.End() > last.End() {
 			last = d
 		}
+	}
+	if earlier {
+		r.insert(r.off(last.End()), "\n"+r.initFunc(body.String()))
+		return
 	}
 	r.insert(r.off(last.End()), "\nvar _ = func() bool { "+body.String()+"return true }()")
 }

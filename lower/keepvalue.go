@@ -38,12 +38,17 @@ func (r *rewriter) keptText(t types.Type, text string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	tt := r.ctx.typeText(named, nil)
-	name := "ʟkeep_" + mangle(tt) + "_" + shortHash(named.Underlying().String())
+	name, tt := r.keepName(named)
 	r.ctx.declare(name, func() string { return "type " + name + " struct{ " + tt + " }" })
 	// In parentheses: yaegi stores a bare literal in an interface without
 	// its methods (ifacelit.go).
 	return "(" + name + "{" + text + "})", true
+}
+
+// keepName is the name of named's ʟkeep box, with named's text.
+func (r *rewriter) keepName(named *types.Named) (name, tt string) {
+	tt = r.ctx.typeText(named, nil)
+	return "ʟkeep_" + mangle(tt) + "_" + shortHash(named.Underlying().String()), tt
 }
 
 // keepType reports a package-level, non-generic struct type of the

@@ -21,6 +21,9 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	if err := s.refuseMethodRedefinition(c); err != nil {
 		return "", nil, nil, err // see redefine.go
 	}
+	if err := s.refusePromoted(chk); err != nil {
+		return "", nil, nil, err // see ifacepromote.go
+	}
 	ctx := newLowerCtx(s, chk)
 	r := newRewriter(ctx, &code{src: c.src, off: c.offset, info: chk.info, mark: !hasMarks(c.src)}, nil)
 	r.facts = collectFacts(chk.info, c.file)

@@ -16,14 +16,40 @@ func (r *rewriter) zeroResults(ft *ast.FuncType, body *ast.BlockStmt) {
 		return
 	}
 	var names, zeros []string
+	vars := "" // zero variables where a parameter or result is named new
+	shadowed := namesNew(ft)
 	for _, f := range ft.Results.List {
 		for _, n := range f.Names {
 			names = append(names, n.Name)
+			if shadowed {
+				z := r.ctx.name("zero")
+				vars += " var " + z + " " + r.nodeText(f.Type) + ";"
+				zeros = append(zeros, z)
+				continue
+			}
 			zeros = append(zeros, "*new("+r.nodeText(f.Type)+")")
 		}
 	}
 	if len(names) == 0 {
 		return
 	}
-	r.insert(r.off(body.Lbrace)+1, " "+strings.Join(names, ", ")+" = "+strings.Join(zeros, ", ")+";")
+	r.insert(r.off(body.Lbrace)+1, vars+" "+strings.Join(names, ", ")+" = "+strings.Join(zeros, ", ")+";")
+}
+
+// namesNew reports a parameter or result of ft named new: `func
+// Swap(new *T) (old *T)`, where new(T) is not the builtin.
+func namesNew(ft *ast.FuncType) bool {
+	for _, l := range []*ast.FieldList{ft.Params, ft.Results} {
+		if l == nil {
+			continue
+		}
+		for _, f := range l.List {
+			for _, n := range f.Names {
+				if n.Name == "new" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -11,7 +11,8 @@ import "go/ast"
 // (multilit.go), directed channels made (makechan.go), calls on a conversion to an
 // interface (ifacecall.go), comma-ok values converted (commaokconv.go), literals and
 // conversions to interfaces (ifacelit.go), a lone slice
-// passed to a variadic parameter (variadicslice.go). It runs after the other rewrites of
+// passed to a variadic parameter (variadicslice.go), methods promoted from
+// embedded interfaces (ifacepromote.go). It runs after the other rewrites of
 // the node, so it adapts what they wrote.
 func (r *rewriter) typeFixes(n ast.Node) {
 	switch n := n.(type) {
@@ -20,11 +21,13 @@ func (r *rewriter) typeFixes(n ast.Node) {
 	case *ast.StructType:
 		r.blankFields(n)
 		r.shadowFieldDecl(n)
+		r.jsonUnexported(n) // see jsonfields.go
 	case *ast.SelectorExpr:
 		r.shadowFieldUse(n)
 		r.ifaceConvCall(n)
 	case *ast.GenDecl:
 		r.blankTypes(n)
+		r.ifacePromote(n)
 	case *ast.FuncDecl:
 		r.blankMethod(n)
 	case *ast.CompositeLit:
@@ -52,9 +55,11 @@ func (r *rewriter) typeFixes(n ast.Node) {
 		r.variadicSlice(n)
 	}
 	if e, ok := n.(ast.Expr); ok {
+		r.ifaceCopy(e) // see ifacecopy.go
 		r.ifaceBox(e)  // see ifacebox.go
 		r.keepValue(e) // see keepvalue.go
-		r.tagValue(e)  // see fmttag.go
+		r.ifaceCopyKept(e)
+		r.tagValue(e) // see fmttag.go
 	}
 	r.selfFuncs(n)
 }

@@ -25,7 +25,7 @@ import (
 // Nor does it match a `case T:` of a struct type held in a ʟkeep box
 // (keepvalue.go), which the assertion finds: those are rewritten too.
 func (r *rewriter) errorTypeSwitch(s *ast.TypeSwitchStmt) {
-	if r.subst != nil || !hasErrorCase(r.code.info, s) && !r.hasKeepCase(s) {
+	if r.subst != nil || !hasErrorCase(r.code.info, s) && !r.hasKeepCase(s) && !r.hasCompiledIfaceCase(s) {
 		return
 	}
 	_, labeled := r.parent().(*ast.LabeledStmt)
@@ -66,6 +66,14 @@ func (r *rewriter) errorTypeSwitch(s *ast.TypeSwitchStmt) {
 			if okName, ok := r.keepAssertHelper(ta.X, r.code.info.TypeOf(e), true); ok {
 				// from an empty interface, by the session's types (keepvalue.go)
 				one, _ := r.keepAssertHelper(ta.X, r.code.info.TypeOf(e), false)
+				conds = append(conds, "func() bool { _, ok := "+okName+"("+v+"); return ok }()")
+				if len(cc.List) == 1 {
+					binding = one + "(" + v + ")"
+				}
+				continue
+			}
+			if okName, one, ok := r.ifaceCaseHelpers(ta.X, r.code.info.TypeOf(e)); ok {
+				// from an empty interface, to the session's (typeswitchiface.go)
 				conds = append(conds, "func() bool { _, ok := "+okName+"("+v+"); return ok }()")
 				if len(cc.List) == 1 {
 					binding = one + "(" + v + ")"

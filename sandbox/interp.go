@@ -189,6 +189,11 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	if in.closed {
 		return ErrClosed
 	}
+	return in.eval(ctx, cell, show)
+}
+
+// eval is Eval with in.mu held.
+func (in *Interp) eval(ctx context.Context, cell string, show bool) error {
 	defer in.forgetASTs()
 	units, err := splitCell(in.yi, cell)
 	if err != nil {
@@ -206,7 +211,7 @@ func (in *Interp) Eval(ctx context.Context, cell string, show bool) error {
 	commit := !declaresNothing(units)
 	plan, back, err := in.lowerCell(cell)
 	if err != nil {
-		return err
+		return in.runBefore(ctx, cell, units, show, err) // see lowering.go
 	}
 	src := cell
 	if plan != nil {

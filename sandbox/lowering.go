@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -15,14 +16,16 @@ import (
 // interpreted types (and their names in %#v), defers at top level and in loops, and blocks that
 // shadow globals or capture loop variables ("{"), a type declared again,
 // complex and wide constants, and builtins given one call's results; it
-// has no package unsafe, whose constants the front end writes (unsafeconst.go).
+// has no package unsafe, whose constants the front end writes (unsafeconst.go);
+// it cannot initialize a package variable that names an earlier cell's
+// ("var ", lower/varinitref.go).
 // (Values with Error or
 // String methods handed to fmt, and method values, need a session that
 // declared a method: then every cell is lowered.) A cell with none of them
 // goes to yaegi as typed: the type-check costs milliseconds on a long
 // session, and the round trip of `1+2` must stay under one.
 var lowerTriggers = []string{"range", "min", "max", "clear", "slices", "maps", "cmp", "iter", "[", "any", "comparable", "~",
-	"{", "%T", "%#v", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete(", "unsafe"}
+	"{", "%T", "%#v", "defer", "print", "Fatal", "type ", "complex", "imag(", "real(", "<<", "copy(", "delete(", "unsafe", "var "}
 
 // needsLowering is the cheap syntactic test before the typed front end.
 func needsLowering(cell string, lowerAll bool) bool {
@@ -83,6 +86,32 @@ func (in *Interp) lowerCell(cell string) (plan *lower.Plan, back func(error) err
 }
 
 func sameError(err error) error { return err }
+
+// runBefore runs the units of cell before the line of err, the front end's
+// type error, then returns err: the front end checks a cell whole, and
+// yaegi runs a cell unit by unit until one fails, so without this a
+// script's `fmt.Println("start")` before a type error would print only
+// when no word of lowerTriggers made the cell go through the front end.
+func (in *Interp) runBefore(ctx context.Context, cell string, units []unit, show bool, err error) error {
+	var ev *EvalError
+	if !errors.As(err, &ev) || ev.Line == 0 {
+		return err
+	}
+	end := 0 // of the units that end on a line before the error's
+	for _, u := range units {
+		if 1+strings.Count(cell[:u.end], "\n") >= ev.Line {
+			break
+		}
+		end = u.end
+	}
+	if end == 0 {
+		return err
+	}
+	if perr := in.eval(ctx, cell[:end], show); perr != nil {
+		return perr
+	}
+	return err
+}
 
 // userError moves the position of an error of the interpreter in lowered
 // code to the user's cell. Code the lowering added has no place there: the

@@ -1,0 +1,107 @@
+package lower
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// yaegi v0.16.1 orders a cell's package variables by the variables their
+// values name (cfg.go, genGlobalVarDecl), and counts among them variables
+// of earlier Evals, which it never initializes in this one: `var w = 2*l`
+// in a later cell than l's fails with "variable definition loop" (and w
+// stays 0). initOrder then assigns the cell's variables in one function of
+// its own (namesEarlierVar), which yaegi does not search for variables.
+
+// namesEarlierVar reports whether a value of inits names a package-level
+// variable that an earlier cell declared.
+func (r *rewriter) namesEarlierVar(c *cell, inits []*types.Initializer) bool {
+	info := r.code.info
+	found := false
+	for _, in := range inits {
+		ast.Inspect(in.Rhs, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return !found
+			}
+			if v, ok := info.Uses[id].(*types.Var); ok && r.ctx.chk.local(v.Pkg()) && v.Parent() == v.Pkg().Scope() && !c.contains(v.Pos()) {
+				found = true
+			}
+			return false
+		})
+	}
+	return found
+}
+
+// initFunc is the declarations that run body (assignments, each ending in
+// "; ") among the cell's declarations: a named function, in which yaegi
+// looks for no variables, whose result a variable of its own takes (yaegi
+// ran two blank ones out of order). A later cell may declare the names
+// again, as with the functions of wrapped statements.
+func (r *rewriter) initFunc(body string) string {
+	fn := r.ctx.name("init")
+	return "func " + fn + "() bool { " + body + "return true }\nvar " + fn + "ok = " + fn + "()"
+}
+
+// hoistedRefs reports whether a value of the cell's var declarations names
+// a variable that a statement of the cell defines (`l := 3` then `var w =
+// 2*l`): the cell then runs in its order (declsUseCellVars), each
+// declaration after the statements before it, and for yaegi l is a
+// variable of an earlier Eval.
+func (r *rewriter) hoistedRefs(c *cell, decls []*ast.GenDecl) bool {
+	hoisted := map[types.Object]bool{}
+	for _, d := range c.hoisted {
+		for _, n := range d.Specs[0].(*ast.ValueSpec).Names {
+			if o := r.code.info.Defs[n]; o != nil {
+				hoisted[o] = true
+			}
+		}
+	}
+	found := false
+	for _, g := range decls {
+		ast.Inspect(g, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && hoisted[r.code.info.Uses[id]] {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// initInPlace writes each var declaration of decls that has values as the
+// variables' declaration followed by an initFunc that assigns them, where
+// the declaration was: the cell's order is kept.
+func (r *rewriter) initInPlace(decls []*ast.GenDecl) {
+	info := r.code.info
+	for _, g := range decls {
+		var specs []string
+		var body strings.Builder
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			names := make([]string, len(vs.Names))
+			for i, id := range vs.Names {
+				names[i] = id.Name
+				if v, ok := info.Defs[id].(*types.Var); ok && id.Name != "_" {
+					specs = append(specs, id.Name+" "+r.ctx.typeText(v.Type(), nil))
+				}
+			}
+			if len(vs.Values) == 0 {
+				continue
+			}
+			vals := make([]string, len(vs.Values))
+			for i, e := range vs.Values {
+				vals[i] = r.nodeText(e)
+			}
+			body.WriteString(strings.Join(names, ", ") + " = " + strings.Join(vals, ", ") + "; ")
+		}
+		if body.Len() == 0 {
+			continue // no values: nothing to initialize
+		}
+		text := ""
+		if len(specs) > 0 {
+			text = "var (" + strings.Join(specs, "; ") + ")\n"
+		}
+		r.replaceNode(g, text+r.initFunc(body.String()))
+	}
+}
