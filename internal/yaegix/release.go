@@ -24,8 +24,9 @@ import (
 //   - an unnamed, complete, typed type's itype.node only for error texts
 //     (cfgErrorf: its interp and pos), a redeclaration's "previous
 //     declaration" (node.anc), a nil check (run.go: a value type without
-//     a node), an untyped constant's value (rval: untyped types are kept),
-//     and the option passing it on to a derived type. It becomes stub, one
+//     a node), a constant's value (node.rval, which assignability reads:
+//     such nodes and untyped types are kept), and the option passing it on
+//     to a derived type. It becomes stub, one
 //     node of its own with the interpreter and no position: never nil
 //     where it was not. Functions' types (a call reads the func's tree
 //     there), generic, interface, named and incomplete types (parsed
@@ -44,7 +45,7 @@ type Release struct {
 	scopeSym   uintptr      // scope.sym: map[string]*symbol
 	symMapType reflect.Type // its type
 
-	nodeChild, nodeIdent uintptr // node.child []*node, node.ident string
+	nodeChild, nodeIdent, nodeRval uintptr // node.child []*node, node.ident string, node.rval reflect.Value
 
 	symKind, symTyp, symNode, symIndex uintptr // symbol's fields
 
@@ -96,6 +97,11 @@ func NewRelease(yi *interp.Interpreter) (*Release, error) {
 	}
 	r.nodeChild = l.offset(nodeT, "child", reflect.Slice)
 	r.nodeIdent = l.offset(nodeT, "ident", reflect.String)
+	rval := l.field(nodeT, "rval", reflect.Struct)
+	if rval.Type != nil && rval.Type != reflect.TypeOf(reflect.Value{}) {
+		return nil, fmt.Errorf("%w: field node.rval", ErrLayout)
+	}
+	r.nodeRval = rval.Offset
 	interpField := l.field(nodeT, "interp", reflect.Pointer)
 	if symT != nil {
 		r.symKind = l.offset(symT, "kind", reflect.Uint)
@@ -197,6 +203,9 @@ func (r *Release) cutType(t unsafe.Pointer, depth int) {
 		return
 	}
 	if *node != nil {
+		if (*reflect.Value)(unsafe.Add(*node, r.nodeRval)).IsValid() {
+			return // a constant's value, which assignability reads
+		}
 		*node = r.stub
 	}
 	if !r.follow[cat] {

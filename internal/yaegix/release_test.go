@@ -134,6 +134,7 @@ func TestReleaseKeepsMeaning(t *testing.T) {
 			"tm := time.Unix(0, 0).UTC()", "tm.Year()", "st := fmt.Stringer(tm)", "st.String()", "d := time.Second", "d.String()",
 			"ch := make(chan int, 1)", "ch <- 1", "<-ch",
 			"s := struct{ A int }{1}", "s.A", "s.B", "v := []int{1}", "v.Foo", "mp := map[int]bool{}", "mp.Len()",
+			"n64 := int64(5)", "var n8 int8 = n64", "n8", "k := 3", "var f float64 = k", "f",
 		},
 		"global-vars": {
 			"var a = []int{1}", "var b = a", "var c, d = len(a), len(b)", "c + d",
