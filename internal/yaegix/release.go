@@ -157,13 +157,18 @@ func (r *Release) Cut() {
 		return
 	}
 	syms := reflect.NewAt(r.symMapType, unsafe.Add(mainScope.UnsafePointer(), r.scopeSym)).Elem()
+	// The child lists are not a tree in every case (a compiled tree can
+	// list a node under two parents, or an ancestor): each node is looked
+	// at once.
+	seen := map[unsafe.Pointer]bool{}
 	stack := append([]unsafe.Pointer(nil), *r.roots...)
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if n == nil {
+		if n == nil || seen[n] {
 			continue
 		}
+		seen[n] = true
 		stack = append(stack, *(*[]unsafe.Pointer)(unsafe.Add(n, r.nodeChild))...)
 		if ident := *(*string)(unsafe.Add(n, r.nodeIdent)); ident != "" {
 			if s := syms.MapIndex(reflect.ValueOf(ident)); s.IsValid() && !s.IsNil() {
