@@ -68,6 +68,7 @@ type Interp struct {
 	closed   bool
 	ctl      *yaegix.Control // stops a running cell
 	exec     *yaegix.Exec    // runs compiled code without copying the global frame
+	release  *yaegix.Release // lets a run cell's tree go
 	stopWait time.Duration   // how long a stopped cell is awaited
 	stuck    atomic.Bool     // an interrupted cell runs on in a native call
 	jobs     chan func()     // to the runner goroutine (onRunner); nil: none
@@ -142,9 +143,13 @@ func NewInterp(opts Options) (*Interp, error) {
 	if err != nil {
 		return nil, err
 	}
+	release, err := yaegix.NewRelease(yi)
+	if err != nil {
+		return nil, err
+	}
 	exports = ownTables(yi, exports)
 	in := &Interp{yi: yi, exports: exports, allow: opts.Allow, stdout: stdout, stderr: filter, names: newNameIndex(),
-		ctl: ctl, exec: exec, stopWait: opts.StopWait}
+		ctl: ctl, exec: exec, release: release, stopWait: opts.StopWait}
 	if in.stopWait <= 0 {
 		in.stopWait = DefaultStopWait
 	}
@@ -483,10 +488,12 @@ func (in *Interp) evalCancellable(ctx context.Context, src source) (v reflect.Va
 	return reflect.Value{}, ctx.Err()
 }
 
-// forgetASTs lets the cell's compiled trees go (see Control.ForgetRoots), unless a
-// stopped cell's goroutine may still be compiling.
+// forgetASTs lets the cell's compiled trees go (see Release.Cut and
+// Control.ForgetRoots), unless a stopped cell's goroutine may still be
+// compiling.
 func (in *Interp) forgetASTs() {
 	if !in.stuck.Load() {
+		in.release.Cut()
 		in.ctl.ForgetRoots()
 	}
 }

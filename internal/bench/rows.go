@@ -114,7 +114,6 @@ func rowRoundTrip(r *run) error {
 // of the first and last 5 %, and PSS growth of the server per cell.
 func rowFrontend(r *run) error {
 	terms := perSide[*term]{}
-	pss0 := perSide[int64]{}
 	for _, t := range r.sides() {
 		tm, err := t.openTerm(waitLogin)
 		if err != nil {
@@ -124,12 +123,15 @@ func rowFrontend(r *run) error {
 		if err := tm.eval("1+2", "3", waitCell); err != nil {
 			return err
 		}
-		terms[t], pss0[t] = tm, treePSS(t.pid())
+		terms[t] = tm
 	}
+	// The reading before the cells waits for the servers to settle: right
+	// after a login replhost's warm pool still starts the spare worker that
+	// replaces the one taken, whose growth is no cell's.
 	time.Sleep(idleSettle)
-	pss0Idle := perSide[int64]{}
+	pss0 := perSide[int64]{}
 	for _, t := range r.sides() {
-		pss0Idle[t] = treePSS(t.pid())
+		pss0[t] = treePSS(t.pid())
 	}
 	rt := perSide[samples]{}
 	const chunk = 100
@@ -158,7 +160,7 @@ func rowFrontend(r *run) error {
 	time.Sleep(idleSettle)
 	growthIdle := perSide[float64]{}
 	for _, t := range r.sides() {
-		growthIdle[t] = float64(treePSS(t.pid())-pss0Idle[t]) / float64(r.FrontendCells)
+		growthIdle[t] = float64(treePSS(t.pid())-pss0[t]) / float64(r.FrontendCells)
 	}
 	f := func(t *target) string {
 		if t == nil {
@@ -169,9 +171,9 @@ func rowFrontend(r *run) error {
 	r.add(fmt.Sprintf("cells through the front end, round trip (%d cells)", r.FrontendCells), f(r.ours), f(r.anch),
 		ratio(end[r.ours], end[r.anch]),
 		fmt.Sprintf("`v%%d := []int{%%d}`; median of the first and the last %d; ratio of the last", max(1, len(rt[r.ours])/20)))
-	r.pair("memory growth per cell", growth, kb, fmt.Sprintf("PSS of the server's tree, before and after the %d cells", r.FrontendCells))
+	r.pair("memory growth per cell", growth, kb, fmt.Sprintf("PSS of the server's tree, before (after the first cell and %v of settling) and right after the %d cells", idleSettle, r.FrontendCells))
 	r.pair(fmt.Sprintf("memory growth per cell, after %v idle", idleSettle), growthIdle, kb,
-		"the same, each PSS read after the wait (a replhost worker gives memory back once it idled 2 s)")
+		"the same before, the PSS after the cells read after the wait (a replhost worker gives memory back once it idled 2 s)")
 	return nil
 }
 
