@@ -136,6 +136,10 @@ func TestReleaseKeepsMeaning(t *testing.T) {
 			"s := struct{ A int }{1}", "s.A", "s.B", "v := []int{1}", "v.Foo", "mp := map[int]bool{}", "mp.Len()",
 			"n64 := int64(5)", "var n8 int8 = n64", "n8", "k := 3", "var f float64 = k", "f",
 		},
+		"generic-sources": {
+			`import "slices"`, "xs := []int{3, 1, 2}", "slices.Sort(xs)", "fmt.Sprint(xs)", "slices.Index(xs, 2)",
+			"ys := slices.Clone(xs)", "slices.Contains(ys, 5)", `import "maps"`, "m := map[string]int{\"a\": 1}", "fmt.Sprint(maps.Clone(m))",
+		},
 		"global-vars": {
 			"var a = []int{1}", "var b = a", "var c, d = len(a), len(b)", "c + d",
 			"var e = []int{len(b)}", "e[0]", "a[0] = 5", "b[0]",
