@@ -31,5 +31,6 @@ func (r *rewriter) ifaceCaseHelpers(x ast.Expr, t types.Type) (okName, one strin
 	if !isIface || !xt.Empty() || t == nil || !types.IsInterface(t) || !r.ctx.declaredInterface(t) || len(localTypesIn(t, nil, map[types.Type]bool{})) > 0 {
 		return "", "", false
 	}
-	return r.ctx.assertHelper(t, true), r.ctx.assertHelper(t, false), true
+	named := r.cellTypeNames()
+	return r.ctx.assertHelper(t, named, true), r.ctx.assertHelper(t, named, false), true
 }
