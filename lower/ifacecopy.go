@@ -73,6 +73,9 @@ func (r *rewriter) copyTarget(e ast.Expr) (to, et types.Type, ok bool) {
 	if call, ok := r.parent().(*ast.CallExpr); ok && r.compiledFunc(call) {
 		return nil, nil, false // fmt.Println(v): the interface ends with the call
 	}
+	if r.selectSend() {
+		return nil, nil, false // yaegi's select sends only a plain value ("SendDir case missing Send value")
+	}
 	et = r.typeOf(e)
 	if et == nil || types.IsInterface(et) || isTypeParam(et) || !r.ctx.declaredType(et) || !r.pkgLevelType(et) {
 		return nil, nil, false // (ʟcopy_T is declared at the cell's top)
@@ -109,4 +112,20 @@ func addressable(e ast.Expr) bool {
 		return addressable(e.X)
 	}
 	return false
+}
+
+// selectSend reports whether the expression being rewritten is the value
+// of a send that is a select case (`case c <- v:`): yaegi v0.16.1's select
+// panics when that value is a call.
+func (r *rewriter) selectSend() bool {
+	n := len(r.stack)
+	if n < 3 {
+		return false
+	}
+	s, ok := r.stack[n-2].(*ast.SendStmt)
+	if !ok || s.Value != r.stack[n-1] {
+		return false
+	}
+	cc, ok := r.stack[n-3].(*ast.CommClause)
+	return ok && cc.Comm == s
 }
