@@ -80,7 +80,9 @@ func (r *rewriter) errorTypeSwitch(s *ast.TypeSwitchStmt) {
 				}
 				continue
 			}
-			conds = append(conds, "func() bool { _, ok := "+v+".("+t+"); return ok }()")
+			// A nil interface matches no type (yaegi's comma-ok assertion of
+			// a nil error to fmt.Formatter panicked in reflect).
+			conds = append(conds, "("+v+" != nil && func() bool { _, ok := "+v+".("+t+"); return ok }())")
 			if len(cc.List) == 1 {
 				binding = v + ".(" + t + ")"
 			}
