@@ -2,7 +2,9 @@ package lower
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
+	"sort"
 	"strings"
 )
 
@@ -104,4 +106,29 @@ func (r *rewriter) initInPlace(decls []*ast.GenDecl) {
 		}
 		r.replaceNode(g, text+r.initFunc(body.String()))
 	}
+}
+
+// typesFirst moves the type and constant declarations of a cell that
+// keeps its order ahead of its other units, after its imports: code the
+// lowering adds names the session's types (a %T's type switch, the
+// helpers at the cell's top), which a statement's piece ran before the
+// declaration of a type after it ("undefined: Sq", issue 16). Neither
+// kind names a variable or a function, so none needs a statement first.
+func typesFirst(c *cell, order []int) {
+	early := map[int]bool{}
+	for _, d := range c.decls {
+		if g, ok := d.(*ast.GenDecl); ok && (g.Tok == token.TYPE || g.Tok == token.CONST) {
+			early[c.unitOf[d]] = true
+		}
+	}
+	rank := func(i int) int {
+		switch {
+		case c.units[i].kind == unitImport:
+			return 0
+		case early[i]:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
 }
