@@ -2,7 +2,6 @@ package lower
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 	"sort"
 	"strings"
@@ -108,27 +107,59 @@ func (r *rewriter) initInPlace(decls []*ast.GenDecl) {
 	}
 }
 
-// typesFirst moves the type and constant declarations of a cell that
-// keeps its order ahead of its other units, after its imports: code the
-// lowering adds names the session's types (a %T's type switch, the
-// helpers at the cell's top), which a statement's piece ran before the
-// declaration of a type after it ("undefined: Sq", issue 16). Neither
-// kind names a variable or a function, so none needs a statement first.
-func typesFirst(c *cell, order []int) {
-	early := map[int]bool{}
-	for _, d := range c.decls {
-		if g, ok := d.(*ast.GenDecl); ok && (g.Tok == token.TYPE || g.Tok == token.CONST) {
-			early[c.unitOf[d]] = true
+// declsFirst moves the declarations of a cell that keeps its order ahead
+// of its statements, after its imports, except those that name a variable
+// a statement defines or such a declaration (they stay where they are):
+// code the lowering adds names the session's types and their methods (a
+// %T's type switch, the helpers at the cell's top), which a statement's
+// piece ran before a declaration after it ("undefined: Sq", issue 16).
+// Go runs every declaration before the statements, as the moved ones do.
+func declsFirst(c *cell, info *types.Info, order []int) {
+	late := map[types.Object]bool{} // the statements' variables, then the declarations that stay
+	for _, d := range c.hoisted {
+		for _, n := range d.Specs[0].(*ast.ValueSpec).Names {
+			if o := info.Defs[n]; o != nil {
+				late[o] = true
+			}
+		}
+	}
+	stays := map[int]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range c.decls {
+			u := c.unitOf[d]
+			if stays[u] || !namesAny(d, info, late) {
+				continue
+			}
+			stays[u], changed = true, true
+			ast.Inspect(d, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && info.Defs[id] != nil {
+					late[info.Defs[id]] = true
+				}
+				return true
+			})
 		}
 	}
 	rank := func(i int) int {
 		switch {
 		case c.units[i].kind == unitImport:
 			return 0
-		case early[i]:
+		case c.units[i].kind == unitDecl && !stays[i]:
 			return 1
 		}
 		return 2
 	}
 	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
+}
+
+// namesAny reports whether n uses an object of objs.
+func namesAny(n ast.Node, info *types.Info, objs map[types.Object]bool) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && objs[info.Uses[id]] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
