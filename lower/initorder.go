@@ -42,7 +42,7 @@ func (r *rewriter) initOrder(c *cell, info *types.Info) {
 				// a hoisted `x := e` of the cell's statements: the order is
 				// the cell's (see varinitref.go)
 				if r.hoistedRefs(c, decls) {
-					r.initInPlace(decls)
+					r.initKeptOrder(c, info, decls)
 				}
 				return
 			}

@@ -15,7 +15,8 @@ import (
 // when anything changed: the imports, then every declaration (the added
 // helpers and instances first), then the statements in their order, which
 // is what `go run` does with the same code as a program. A cell whose
-// declarations use variables its own statements define keeps its order.
+// declarations use variables its own statements define keeps its order
+// for those declarations (declsFirst).
 func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	c := chk.cur
 	if err := s.refuseMethodRedefinition(c); err != nil {
@@ -117,8 +118,9 @@ func lowerCell(s *Session, chk *checked) (string, *SourceMap, []string, error) {
 	if !changed && !stmtFirst {
 		return string(c.src), nil, nil, nil
 	}
-	reorder := stmtFirst && !declsUseCellVars(c, chk.info)
-	if reorder {
+	if stmtFirst && declsUseCellVars(c, chk.info) {
+		declsFirst(c, chk.info, order) // the cell keeps its order (see varinitref.go)
+	} else if stmtFirst {
 		sort.SliceStable(order, func(i, j int) bool { return c.units[order[i]].kind < c.units[order[j]].kind })
 	}
 

@@ -3,6 +3,7 @@ package lower
 import (
 	"go/ast"
 	"go/types"
+	"sort"
 	"strings"
 )
 
@@ -104,4 +105,129 @@ func (r *rewriter) initInPlace(decls []*ast.GenDecl) {
 		}
 		r.replaceNode(g, text+r.initFunc(body.String()))
 	}
+}
+
+// declsFirst moves the declarations of a cell that keeps its order ahead
+// of its statements, after its imports, except those that name a variable
+// a statement defines or such a declaration (they stay where they are):
+// code the lowering adds names the session's types and their methods (a
+// %T's type switch, the helpers at the cell's top), which a statement's
+// piece ran before a declaration after it ("undefined: Sq", issue 16).
+// Go runs every declaration before the statements, as the moved ones do.
+func declsFirst(c *cell, info *types.Info, order []int) {
+	stays := stayingDecls(c, info)
+	rank := func(i int) int {
+		switch {
+		case c.units[i].kind == unitImport:
+			return 0
+		case c.units[i].kind == unitDecl && !stays[i]:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
+}
+
+// namesAny reports whether n uses an object of objs.
+func namesAny(n ast.Node, info *types.Info, objs map[types.Object]bool) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && objs[info.Uses[id]] {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// stayingDecls is the units of the cell's declarations that name a
+// variable a statement defines, or such a declaration: in a cell that
+// keeps its order they stay after the statements before them.
+func stayingDecls(c *cell, info *types.Info) map[int]bool {
+	late := map[types.Object]bool{} // the statements' variables, then the declarations that stay
+	for _, d := range c.hoisted {
+		for _, n := range d.Specs[0].(*ast.ValueSpec).Names {
+			if o := info.Defs[n]; o != nil {
+				late[o] = true
+			}
+		}
+	}
+	stays := map[int]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range c.decls {
+			u := c.unitOf[d]
+			if stays[u] || !namesAny(d, info, late) {
+				continue
+			}
+			stays[u], changed = true, true
+			ast.Inspect(d, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && info.Defs[id] != nil {
+					late[info.Defs[id]] = true
+				}
+				return true
+			})
+		}
+	}
+	return stays
+}
+
+// initKeptOrder initializes the var declarations of a cell that keeps its
+// order: those that stay (stayingDecls) in place, the others, which run
+// first (declsFirst), in Go's order by one initFunc after the last of
+// them (`var a = b + 1` before `var b = 2` made a 1).
+func (r *rewriter) initKeptOrder(c *cell, info *types.Info, decls []*ast.GenDecl) {
+	stays := stayingDecls(c, info)
+	var kept, moved []*ast.GenDecl
+	movedVar := map[*types.Var]bool{}
+	for _, g := range decls {
+		if stays[c.unitOf[g]] {
+			kept = append(kept, g)
+			continue
+		}
+		moved = append(moved, g)
+		for _, s := range g.Specs {
+			for _, id := range s.(*ast.ValueSpec).Names {
+				if v, ok := info.Defs[id].(*types.Var); ok {
+					movedVar[v] = true
+				}
+			}
+		}
+	}
+	r.initInPlace(kept)
+	// The values' text first: replacing a declaration drops the edits inside it.
+	var body strings.Builder
+	for _, in := range info.InitOrder {
+		if len(in.Lhs) == 0 || !movedVar[in.Lhs[0]] {
+			continue
+		}
+		names := make([]string, len(in.Lhs))
+		for i, v := range in.Lhs {
+			names[i] = v.Name()
+		}
+		body.WriteString(strings.Join(names, ", ") + " = " + r.nodeText(in.Rhs) + "; ")
+	}
+	if body.Len() == 0 {
+		return
+	}
+	last := moved[0]
+	for _, g := range moved {
+		var specs []string
+		for _, s := range g.Specs {
+			for _, id := range s.(*ast.ValueSpec).Names {
+				if v, ok := info.Defs[id].(*types.Var); ok && id.Name != "_" {
+					specs = append(specs, id.Name+" "+r.ctx.typeText(v.Type(), nil))
+				}
+			}
+		}
+		text := ""
+		if len(specs) > 0 {
+			text = "var (" + strings.Join(specs, "; ") + ")"
+		}
+		r.replaceNode(g, text)
+		if g.End() > last.End() {
+			last = g
+		}
+	}
+	r.insert(r.off(last.End()), "\n"+r.initFunc(body.String()))
 }
