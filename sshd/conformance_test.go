@@ -73,8 +73,9 @@ func TestConformanceOverSSH(t *testing.T) {
 }
 
 // startsGoroutines matches the scripts that start goroutines: go
-// statements, iter.Pull, and the timers of context and time.
-var startsGoroutines = regexp.MustCompile(`(?m)(^|[^\w.])go\s+(func|\w+[.(])|iter\.Pull|context\.With|time\.AfterFunc`)
+// statements, sync.WaitGroup's Go, iter.Pull, and the timers of context
+// and time.
+var startsGoroutines = regexp.MustCompile(`(?m)(^|[^\w.])go\s+(func|\w+[.(])|\w\.Go\(|iter\.Pull|context\.With|time\.AfterFunc`)
 
 // report logs the failures and the figure.
 func report(t *testing.T, mode string, results []conformance.Result) {
