@@ -286,6 +286,7 @@ func (r *rewriter) post(n ast.Node) {
 	case *ast.TypeSwitchStmt:
 		r.typeSwitchInstance(n)
 		r.errorTypeSwitch(n)
+		r.bindTypeSwitch(n)
 		r.initAssign(n)
 	case *ast.IfStmt:
 		r.initAssign(n)
