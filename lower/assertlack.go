@@ -23,13 +23,8 @@ func (ctx *lowerCtx) lackingTypes(t types.Type, named map[*types.TypeName]bool) 
 	}
 	scope := ctx.chk.scope()
 	var lacking []string
-	for _, name := range scope.Names() {
-		tn, isType := scope.Lookup(name).(*types.TypeName)
-		if !isType || !named[tn] || tn.IsAlias() || types.IsInterface(tn.Type()) {
-			continue
-		}
-		nt, isNamed := tn.Type().(*types.Named)
-		if !isNamed || nt.TypeParams().Len() > 0 {
+	for _, nt := range ctx.sessionTypes() {
+		if !named[nt.Obj()] {
 			continue
 		}
 		ptr := types.NewPointer(nt)

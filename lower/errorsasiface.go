@@ -20,17 +20,9 @@ func (r *rewriter) implementers(t types.Type) []string {
 	if !ok || it.Empty() || isErrorType(t) || !r.ctx.declaredInterface(t) {
 		return nil
 	}
-	scope := r.ctx.chk.scope()
 	var out []string
-	for _, n := range scope.Names() {
-		tn, isType := scope.Lookup(n).(*types.TypeName)
-		if !isType || tn.IsAlias() || types.IsInterface(tn.Type()) {
-			continue
-		}
-		if named, isNamed := tn.Type().(*types.Named); !isNamed || named.TypeParams().Len() > 0 {
-			continue
-		}
-		for _, c := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+	for _, n := range r.ctx.sessionTypes() {
+		for _, c := range []types.Type{n, types.NewPointer(n)} {
 			if types.Implements(c, it) {
 				out = append(out, r.ctx.typeText(c, nil))
 				break

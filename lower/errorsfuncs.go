@@ -138,17 +138,9 @@ func isErrorType(t types.Type) bool { return types.Identical(t, types.Universe.L
 // typesWithMethod are the session's package-level types (T, or *T when
 // only the pointer has it) with a method name whose signature ok accepts.
 func (r *rewriter) typesWithMethod(name string, ok func(*types.Signature) bool) []string {
-	scope := r.ctx.chk.scope()
 	var out []string
-	for _, n := range scope.Names() {
-		tn, isType := scope.Lookup(n).(*types.TypeName)
-		if !isType || tn.IsAlias() || types.IsInterface(tn.Type()) {
-			continue
-		}
-		if named, isNamed := tn.Type().(*types.Named); !isNamed || named.TypeParams().Len() > 0 {
-			continue
-		}
-		out = r.withMethod(out, tn.Type(), tn.Pkg(), name, ok)
+	for _, n := range r.ctx.sessionTypes() {
+		out = r.withMethod(out, n, n.Obj().Pkg(), name, ok)
 	}
 	for _, n := range r.cellInstances() { // fmtregistry.go
 		if !types.IsInterface(n) && !r.mentionsLocalType(n, 0) {

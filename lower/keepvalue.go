@@ -254,20 +254,12 @@ func (r *rewriter) keepAssertHelper(x ast.Expr, t types.Type, withOK bool) (stri
 		return "", false
 	}
 	it := t.Underlying().(*types.Interface)
-	scope := r.ctx.chk.scope()
 	var cases []string
-	for _, name := range scope.Names() {
-		tn, isType := scope.Lookup(name).(*types.TypeName)
-		if !isType || tn.IsAlias() || types.IsInterface(tn.Type()) {
-			continue
-		}
-		if named, isNamed := tn.Type().(*types.Named); !isNamed || named.TypeParams().Len() > 0 {
-			continue
-		}
-		if _, isStruct := tn.Type().Underlying().(*types.Struct); !isStruct {
+	for _, n := range r.ctx.sessionTypes() {
+		if _, isStruct := n.Underlying().(*types.Struct); !isStruct {
 			continue // yaegi asserts an int in an any to `type code int` too
 		}
-		for _, ct := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+		for _, ct := range []types.Type{n, types.NewPointer(n)} {
 			if !types.Implements(ct, it) {
 				continue
 			}
