@@ -58,9 +58,10 @@ func parseIndexed(format string) (verbs []indexedVerb, ok bool) {
 		start := i
 		i++
 		var spec strings.Builder
-		sharp := false
+		sharp, plus := false, false
 		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
 			sharp = sharp || format[i] == '#'
+			plus = plus || format[i] == '+'
 			spec.WriteByte(format[i])
 			i++
 		}
@@ -100,7 +101,7 @@ func parseIndexed(format string) (verbs []indexedVerb, ok bool) {
 			i += size - 1
 			continue
 		}
-		verbs = append(verbs, indexedVerb{verb: verb{c, 0, sharp}, start: start, end: i + size, spec: spec.String(), arg: argNum})
+		verbs = append(verbs, indexedVerb{verb: verb{c, 0, sharp, plus}, start: start, end: i + size, spec: spec.String(), arg: argNum})
 		argNum++
 		i += size - 1
 	}
@@ -172,7 +173,7 @@ func (r *rewriter) printIndexed(n *ast.CallExpr, pf struct{ format, first int },
 			r.fmtOperand(a, others[k][0].verb, []byte{byte(others[k][0].verb.verb)})
 		case len(typed[k]) > 0:
 			scratch := []byte{'T'}
-			if r.fmtOperand(a, verb{'T', 0, false}, scratch) && scratch[0] == 's' {
+			if r.fmtOperand(a, verb{'T', 0, false, false}, scratch) && scratch[0] == 's' {
 				for _, i := range typed[k] {
 					newFormat[at[i]] = 's'
 				}

@@ -140,7 +140,7 @@ func (r *rewriter) registerFmtType(n *types.Named, key string) {
 // declared one, and always inside a function, which a later cell may call
 // with a value of a type declared after it.
 func (r *rewriter) fmtDynamic() bool {
-	return r.ctx.chk.declaresFmtMethods() || len(r.fns) > 1 && r.code.mark
+	return r.ctx.chk.declaresFmtMethods() || len(r.fns) > 1 && r.code.mark || r.fieldNames && r.hiddenFields()
 }
 
 // callsRecover reports whether e calls recover outside a function literal

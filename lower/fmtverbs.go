@@ -91,6 +91,8 @@ func (r *rewriter) fmtOperand(a ast.Expr, v verb, newFormat []byte) (changed boo
 	if t == nil || r.callsRecover(a) {
 		return false
 	}
+	r.fieldNames = v.verb == 'v' && v.plus // fmtplusv.go
+	defer func() { r.fieldNames = false }()
 	if !r.mentionsCellType(t) && !r.holdsDynamic(t) && !(v.verb == 'v' && v.sharp) && !(v.verb == 'T' && types.IsInterface(t)) {
 		if v.verb != 'T' && v.verb != 'p' && v.verb != 'w' && !v.sharp && types.IsInterface(t) {
 			r.formatterBehind(a, t) // an error holding a Format type's value
@@ -292,6 +294,7 @@ type verb struct {
 	verb  rune
 	at    int
 	sharp bool // the # flag
+	plus  bool // the + flag
 }
 
 // parseVerbs lists the verbs of format, one per operand; ok is false for
@@ -303,9 +306,10 @@ func parseVerbs(format string) ([]verb, bool) {
 			continue
 		}
 		i++
-		sharp := false
+		sharp, plus := false, false
 		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
 			sharp = sharp || format[i] == '#'
+			plus = plus || format[i] == '+'
 			i++
 		}
 		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
@@ -320,7 +324,7 @@ func parseVerbs(format string) ([]verb, bool) {
 		case '*', '[':
 			return nil, false
 		}
-		verbs = append(verbs, verb{rune(format[i]), i, sharp})
+		verbs = append(verbs, verb{rune(format[i]), i, sharp, plus})
 	}
 	return verbs, true
 }

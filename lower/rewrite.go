@@ -49,6 +49,8 @@ type rewriter struct {
 	brkLabels map[*ast.LabeledStmt]string
 	// tupled are the tuple assignments tupleAssign rewrote (assignphase.go).
 	tupled map[*ast.AssignStmt]bool
+	// fieldNames is set while lowering a %+v operand (fmtplusv.go).
+	fieldNames bool
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
