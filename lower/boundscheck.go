@@ -51,7 +51,29 @@ func (r *rewriter) boundsCheck(n ast.Node) {
 	}
 	if len(checks) > 0 {
 		r.insert(r.off(st.Pos()), strings.Join(checks, "; ")+"; ")
+		if r.stmtChecks == nil {
+			r.stmtChecks = map[int]bool{}
+		}
+		r.stmtChecks[r.seq] = true
 	}
+}
+
+// holdChecks takes out the checks boundsCheck put at offset at, which
+// belong before the statement: a rewrite of the expression that starts
+// there (showExpr's rebuild of a shown `xs[0]`) would fold them into
+// itself ("expected operand, found 'if'"). Give them back with
+// r.edits = append(r.edits, held...).
+func (r *rewriter) holdChecks(at int) (held []edit) {
+	kept := r.edits[:0]
+	for _, e := range r.edits {
+		if e.start == at && e.end == at && r.stmtChecks[e.seq] {
+			held = append(held, e)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	r.edits = kept
+	return held
 }
 
 // collectBounds appends the checks of the index and slice expressions of

@@ -563,6 +563,8 @@ func (r *rewriter) showExpr(st ast.Stmt) {
 	if !ok || r.wrapped {
 		return
 	}
+	held := r.holdChecks(r.off(es.X.Pos()))
+	defer func() { r.edits = append(r.edits, held...) }()
 	tv, ok := r.code.info.Types[es.X]
 	if ok && r.formats(tv.Type) {
 		r.boxDeep(es.X, tv.Type, true) // fmt would call Format: so does the prompt

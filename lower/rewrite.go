@@ -51,6 +51,9 @@ type rewriter struct {
 	tupled map[*ast.AssignStmt]bool
 	// fieldNames is set while lowering a %+v operand (fmtplusv.go).
 	fieldNames bool
+	// stmtChecks are the seqs of the checks boundsCheck put before a
+	// statement (boundscheck.go): showExpr keeps them out of the value.
+	stmtChecks map[int]bool
 }
 
 // fnCtx is a function (or the cell's top level) being rewritten.
