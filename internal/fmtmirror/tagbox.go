@@ -25,13 +25,10 @@ func TagBox(v any, b *Rebuilder) any {
 		return v
 	}
 	rv := reflect.ValueOf(v)
-	if rv.Type() != b.in || !boxed(rv.Type()) {
+	if rv.Type() != b.in {
 		return v
 	}
-	c := reflect.New(rv.Type()).Elem()
-	c.Set(rv)
-	out := c.Interface() // an addressable value: copied into a new box
-	p := boxOf(out)
+	out, p := rebox(rv)
 	if p == nil {
 		return v
 	}
@@ -55,6 +52,18 @@ func (t *tagTable) lookupBox(v any) (*Rebuilder, bool) {
 		return nil, false
 	}
 	return t.lookupAt(p, typ)
+}
+
+// rebox is rv copied into an interface value of a box of its own, with
+// that box's address; nil when rv's type has no box (boxed).
+func rebox(rv reflect.Value) (any, unsafe.Pointer) {
+	if !boxed(rv.Type()) {
+		return nil, nil
+	}
+	c := reflect.New(rv.Type()).Elem()
+	c.Set(rv)
+	out := c.Interface() // an addressable value: copied into a new box
+	return out, boxOf(out)
 }
 
 // boxOf is the data word of the interface value v.

@@ -22,14 +22,7 @@ func TagName(v any, name string) any {
 	if v == nil {
 		return v
 	}
-	rv := reflect.ValueOf(v)
-	if !boxed(rv.Type()) {
-		return v
-	}
-	c := reflect.New(rv.Type()).Elem()
-	c.Set(rv)
-	out := c.Interface() // an addressable value: copied into a new box
-	p := boxOf(out)
+	out, p := rebox(reflect.ValueOf(v))
 	if p == nil {
 		return v
 	}
