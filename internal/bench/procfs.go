@@ -142,3 +142,30 @@ func loadAvg() string {
 	}
 	return strings.Join(f[:3], " ")
 }
+
+// treeSwitches counts the context switches (voluntary and not) of every
+// live thread of root's tree: each is a sleep and a wakeup, the cost that
+// dominates a cell on a VM (docs/capacity.md).
+func treeSwitches(root int) int64 {
+	var sum int64
+	for _, pid := range tree(root) {
+		dir := "/proc/" + strconv.Itoa(pid) + "/task"
+		tasks, _ := os.ReadDir(dir)
+		for _, t := range tasks {
+			b, err := os.ReadFile(dir + "/" + t.Name() + "/status")
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if rest, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+					n, _ := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+					sum += n
+				} else if rest, ok := strings.CutPrefix(line, "nonvoluntary_ctxt_switches:"); ok {
+					n, _ := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+					sum += n
+				}
+			}
+		}
+	}
+	return sum
+}

@@ -68,12 +68,14 @@ func rowRoundTrip(r *run) error {
 		terms[t] = tm
 	}
 	rt, cpu, data, wire := perSide[samples]{}, perSide[float64]{}, perSide[float64]{}, perSide[float64]{}
+	switches := perSide[float64]{}
 	rootCPU := perSide[float64]{} // the server's first process alone: replhost's host, the anchor's listening sshd
 	n := 0
 	for i := 0; i < r.Rounds; i++ {
 		for _, t := range r.order(i) {
 			tm := terms[t]
 			c0, d0, w0 := treeCPU(t.pid()), tm.got, tm.c.raw.read.Load()
+			s0 := treeSwitches(t.pid())
 			root0, _ := readStat(t.pid())
 			for j := 0; j < r.Cells; j++ {
 				line, want := cell20(i*r.Cells + j)
@@ -84,6 +86,7 @@ func rowRoundTrip(r *run) error {
 				rt[t] = append(rt[t], time.Since(start))
 			}
 			cpu[t] += float64(treeCPU(t.pid()) - c0)
+			switches[t] += float64(treeSwitches(t.pid()) - s0)
 			root1, _ := readStat(t.pid())
 			rootCPU[t] += float64(root1.cpu - root0.cpu)
 			data[t] += float64(tm.got - d0)
@@ -95,6 +98,7 @@ func rowRoundTrip(r *run) error {
 	for t, s := range rt {
 		med[t] = float64(s.median())
 		cpu[t] /= float64(n)
+		switches[t] /= float64(n)
 		rootCPU[t] /= float64(n)
 		data[t] /= float64(n)
 		wire[t] /= float64(n)
@@ -104,6 +108,8 @@ func rowRoundTrip(r *run) error {
 	r.pair("server CPU per cell", cpu, func(v float64) string { return ms(time.Duration(v)) },
 		fmt.Sprintf("utime+stime of the server's process tree (/proc), 10 ms ticks; replhost's host process %s of it, its worker the rest",
 			ms(time.Duration(rootCPU[r.ours]))))
+	r.pair("context switches per cell", switches, func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"voluntary and involuntary, every thread of the server's process tree (/proc/<pid>/task/*/status)")
 	r.pair("bytes sent per 20-character cell", data, func(v float64) string { return fmt.Sprintf("%.0f", v) },
 		fmt.Sprintf("channel data; on the wire (SSH framing, MACs): %.0f / %.0f", wire[r.ours], wire[r.anch]))
 	return nil
