@@ -25,6 +25,11 @@ import (
 // a fifth of the CPU when every worker spins.
 const treeTasksPerCPU = 4
 
+// hostProcs is the CPUs the host's runtime counts (its default GOMAXPROCS,
+// read as the package loads): the host runs on fewer Ps while it is idle
+// (internal/hostprocs), which says nothing of the CPU it may use.
+var hostProcs = runtime.GOMAXPROCS(0)
+
 // treeTasks is the weight, in nice-0 tasks, of a tree of n workers on a
 // host running Go on procs CPUs: n rounded up to a power of two, at least
 // one, at most treeTasksPerCPU*procs. Powers of two: the weight is
@@ -42,7 +47,7 @@ func treeTasks(n, procs int) uint64 {
 // it changed. A failed write (no cpu controller for the tree) leaves the
 // kernel's default. t.mu is held.
 func (t *cgroupTree) weighTreeLocked() {
-	tasks := treeTasks(len(t.of), runtime.GOMAXPROCS(0))
+	tasks := treeTasks(len(t.of), hostProcs)
 	if tasks == t.treeTasks {
 		return
 	}

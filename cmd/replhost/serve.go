@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/replhost/replhost/artifacts"
 	"github.com/replhost/replhost/audit"
 	"github.com/replhost/replhost/cluster"
+	"github.com/replhost/replhost/internal/hostprocs"
 	"github.com/replhost/replhost/metrics"
 	"github.com/replhost/replhost/repl"
 	"github.com/replhost/replhost/sandbox"
@@ -282,6 +284,14 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 	bgCtx, stopBg := context.WithCancel(ctx)
 	defer stopBg()
 	go mgr.RunEvictor(bgCtx, 0)
+	if c.isolation == "process" && hostprocs.Enabled() {
+		// Cells run in workers: the host relays them, and on one P while
+		// it is lightly loaded (internal/hostprocs says why).
+		pc := &hostprocs.Controller{Changed: func(n int, cores float64) {
+			log.Debug("host GOMAXPROCS", "procs", cmp.Or(n, runtime.GOMAXPROCS(0)), "cores", fmt.Sprintf("%.2f", cores))
+		}}
+		go pc.Run(bgCtx)
+	}
 	go admin.Serve(bgCtx, al, hostAdmin{mgr, node, log})
 	if node != nil {
 		go watchLost(bgCtx, node, mgr, log)
