@@ -79,6 +79,7 @@ func (it *interaction) directLine(prompt string) (string, bool) {
 	it.direct.prompt = prompt
 	it.out.Write([]byte(cleanRow + prompt)) // what readline's first paint writes
 	it.direct.mu.Unlock()
+	it.saveDueHistory() // the prompt is out: the client reads it meanwhile
 	it.direct.shown = true
 	defer func() {
 		it.direct.mu.Lock()

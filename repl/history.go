@@ -20,6 +20,18 @@ func (it *interaction) saveHistory(cell string) {
 	}
 }
 
+// saveDueHistory keeps the last cell in the history, if not done yet. A
+// cell goes into the history file after its result and the next prompt
+// are sent, not before it runs: the write (one write(2) of the file)
+// then overlaps the client's reading of the prompt instead of delaying
+// every round trip.
+func (it *interaction) saveDueHistory() {
+	if it.hasHistoryDue {
+		it.saveHistory(it.historyDue)
+		it.historyDue, it.hasHistoryDue = "", false
+	}
+}
+
 // trimHistory rewrites the history file at path to its newest entries that
 // fit in maxHistoryFile, dropping any over maxHistoryEntry, before
 // readline reads it. Only the file's last maxHistoryFile bytes are read.

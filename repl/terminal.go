@@ -54,6 +54,10 @@ type interaction struct {
 	// editing is set while Readline waits for a line (see editing.go).
 	editing   atomic.Bool
 	promptLen atomic.Int64 // of the prompt shown (setPrompt)
+	// historyDue is the last cell, kept in the history file once the
+	// prompt after it is out (history.go).
+	historyDue    string
+	hasHistoryDue bool
 }
 
 // Interact runs the REPL on a terminal until the user detaches (Ctrl-D at an
@@ -194,6 +198,7 @@ var tooLargeLine = fmt.Sprintf("error: input larger than the cell limit of %d Mi
 // loop reads cells and meta-commands until the attachment ends.
 func (it *interaction) loop() int {
 	var pending strings.Builder
+	defer it.saveDueHistory()
 	for {
 		it.out.setLinger(false) // the prompt sends what the cell wrote
 		prompt := Prompt
@@ -204,6 +209,7 @@ func (it *interaction) loop() int {
 		line, direct := it.directLine(prompt)
 		var err error
 		if !direct {
+			it.saveDueHistory() // before readline can recall it
 			it.whole.begin()
 			line, err = it.readLine()
 			it.readlineReturned(err)
@@ -275,7 +281,7 @@ func (it *interaction) loop() int {
 		if strings.TrimSpace(cell) == "" {
 			continue
 		}
-		it.saveHistory(cell)
+		it.historyDue, it.hasHistoryDue = cell, true
 		it.run(cell)
 	}
 }
