@@ -43,7 +43,7 @@ type Release struct {
 	stub   unsafe.Pointer    // the node cut types point at
 
 	scopeSym   uintptr      // scope.sym: map[string]*symbol
-	symMapType reflect.Type // its type
+	symMapType reflect.Type // its type (for the tests' reflect reads)
 
 	nodeChild, nodeIdent, nodeRval uintptr // node.child []*node, node.ident string, node.rval reflect.Value
 
@@ -52,6 +52,9 @@ type Release struct {
 	typCat, typName, typNode, typVal, typKey, typPtr, typField uintptr // itype's
 	typIncomplete, typUntyped                                  uintptr
 	fieldSize, fieldTyp                                        uintptr // structField, its typ
+
+	seen  map[unsafe.Pointer]bool // Cut's, kept between cells (emptied)
+	stack []unsafe.Pointer
 
 	varSym uint          // sKind of a variable
 	cut    map[uint]bool // tcats whose unnamed types lose their node
@@ -91,6 +94,9 @@ func NewRelease(yi *interp.Interpreter) (*Release, error) {
 	l := layout{}
 	symMap := l.field(scopeT, "sym", reflect.Map)
 	var symT, typT, fieldT reflect.Type
+	if symMap.Type != nil && symMap.Type.Key().Kind() != reflect.String {
+		return nil, fmt.Errorf("%w: scope.sym's key", ErrLayout)
+	}
 	if symMap.Type != nil {
 		r.scopeSym, r.symMapType = symMap.Offset, symMap.Type
 		symT = l.pointee(symMap.Type.Elem(), "symbol")
@@ -156,12 +162,18 @@ func (r *Release) Cut() {
 	if !mainScope.IsValid() || mainScope.IsNil() {
 		return
 	}
-	syms := reflect.NewAt(r.symMapType, unsafe.Add(mainScope.UnsafePointer(), r.scopeSym)).Elem()
+	// scope.sym is a map[string]*symbol, read as a map[string]unsafe.Pointer:
+	// the same layout (a string key, a pointer value), and a lookup that
+	// boxes nothing (reflect's MapIndex allocated twice per name).
+	syms := *(*map[string]unsafe.Pointer)(unsafe.Add(mainScope.UnsafePointer(), r.scopeSym))
 	// The child lists are not a tree in every case (a compiled tree can
 	// list a node under two parents, or an ancestor): each node is looked
 	// at once.
-	seen := map[unsafe.Pointer]bool{}
-	stack := append([]unsafe.Pointer(nil), *r.roots...)
+	if r.seen == nil {
+		r.seen = map[unsafe.Pointer]bool{}
+	}
+	seen := r.seen
+	stack := append(r.stack[:0], *r.roots...)
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -171,12 +183,23 @@ func (r *Release) Cut() {
 		seen[n] = true
 		stack = append(stack, *(*[]unsafe.Pointer)(unsafe.Add(n, r.nodeChild))...)
 		if ident := *(*string)(unsafe.Add(n, r.nodeIdent)); ident != "" {
-			if s := syms.MapIndex(reflect.ValueOf(ident)); s.IsValid() && !s.IsNil() {
-				r.cutSymbol(s.UnsafePointer())
+			if s := syms[ident]; s != nil {
+				r.cutSymbol(s)
 			}
 		}
 	}
+	// Kept for the next cell, unless a large one grew them.
+	clear(seen)
+	if len(seen) > maxKept || cap(stack) > maxKept {
+		r.seen, r.stack = nil, nil
+	} else {
+		clear(stack[:cap(stack)]) // no node stays reachable from it
+		r.stack = stack[:0]
+	}
 }
+
+// maxKept bounds the walk's set and stack kept between cells.
+const maxKept = 4096
 
 // cutSymbol cuts a variable's node and its type's.
 func (r *Release) cutSymbol(s unsafe.Pointer) {
