@@ -119,15 +119,25 @@ func TestRunSetsRuntimeProcs(t *testing.T) {
 		Changed: func(n int, _ float64) { changed <- n }}
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()
-	if n := <-changed; n != 1 || runtime.GOMAXPROCS(0) != 1 {
+	next := func() int { // bounded: a controller that never changes fails, not hangs
+		select {
+		case n := <-changed:
+			return n
+		case <-time.After(time.Minute):
+			t.Fatal("no change of GOMAXPROCS in a minute")
+			return -1
+		}
+	}
+	if n := next(); n != 1 || runtime.GOMAXPROCS(0) != 1 {
 		t.Fatalf("first change %d, GOMAXPROCS %d; want 1, 1", n, runtime.GOMAXPROCS(0))
 	}
 	var stop atomic.Bool
+	defer stop.Store(true)
 	go func() { // spins: any CPU use above 1 ms a second counts as busy here
 		for !stop.Load() {
 		}
 	}()
-	n := <-changed
+	n := next()
 	stop.Store(true)
 	if n != 0 {
 		t.Fatalf("second change %d; want 0 (the default)", n)

@@ -188,9 +188,11 @@ func (r *Release) Cut() {
 			}
 		}
 	}
-	// Kept for the next cell, unless a large one grew them.
+	// Kept for the next cell, unless a large one grew them (a cleared map
+	// keeps its size).
+	grown := len(seen) > maxKept || cap(stack) > maxKept
 	clear(seen)
-	if len(seen) > maxKept || cap(stack) > maxKept {
+	if grown {
 		r.seen, r.stack = nil, nil
 	} else {
 		clear(stack[:cap(stack)]) // no node stays reachable from it
