@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/replhost/replhost/internal/cpupin"
 	"github.com/replhost/replhost/udf"
 )
 
@@ -56,6 +57,9 @@ func (w *Worker) CallUDF(ctx context.Context, name string, in io.Reader, out, er
 		w.udfOut, w.udfErr = nil, nil
 		w.mu.Unlock()
 	}()
+	// Its records run in parallel: on every CPU, found when it starts.
+	release := cpupin.Hold()
+	defer release()
 	id, err := w.send(msgUDFCall, []byte(name), msgUDFDone, -1)
 	if err != nil {
 		return 0, err

@@ -20,6 +20,7 @@ import (
 	"github.com/replhost/replhost/artifacts"
 	"github.com/replhost/replhost/audit"
 	"github.com/replhost/replhost/cluster"
+	"github.com/replhost/replhost/internal/cpupin"
 	"github.com/replhost/replhost/internal/hostprocs"
 	"github.com/replhost/replhost/metrics"
 	"github.com/replhost/replhost/repl"
@@ -290,6 +291,12 @@ func runHost(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) erro
 		pc := &hostprocs.Controller{Changed: func(n int, cores float64) {
 			log.Debug("host GOMAXPROCS", "procs", cmp.Or(n, runtime.GOMAXPROCS(0)), "cores", fmt.Sprintf("%.2f", cores))
 		}}
+		if pin, err := cpupin.New(); err != nil {
+			log.Debug("host and workers not pinned to one CPU", "err", err)
+		} else {
+			pc.Pin = pin
+			pc.PinChanged = func(cpu int, err error) { logPin(log, cpu, err) }
+		}
 		go pc.Run(bgCtx)
 	}
 	go admin.Serve(bgCtx, al, hostAdmin{mgr, node, log})
@@ -462,5 +469,18 @@ func configuredUser(dir *users.Dir) func(string) error {
 			return fmt.Errorf("no such user %q", name)
 		}
 		return nil
+	}
+}
+
+// logPin logs a change of internal/hostprocs' CPU pinning: each at debug,
+// a failure (after which it does not pin again) as a warning.
+func logPin(log *slog.Logger, cpu int, err error) {
+	switch {
+	case err != nil:
+		log.Warn("host and workers left on every CPU", "err", err)
+	case cpu < 0:
+		log.Debug("host and workers on every CPU")
+	default:
+		log.Debug("host and workers pinned", "cpu", cpu)
 	}
 }

@@ -11,7 +11,9 @@
 // switches per cell more on two Ps than on one (docs/capacity.md). Under
 // load every P is busy and the wakeups stop mattering, while one P would
 // queue the cells; the host then gets its Ps back within one sampling
-// interval.
+// interval. On one P it can also keep itself and its workers on one CPU
+// (Controller.Pin, pin.go), for the same reason one level down: a wake-up
+// of an idle vCPU costs more than one onto the CPU already running.
 package hostprocs
 
 import (
@@ -43,6 +45,20 @@ type Controller struct {
 	Set func(procs int)
 	// Changed, if set, is told each change (for the log).
 	Changed func(procs int, cores float64)
+
+	// Pin, if set, keeps the process and its workers on one CPU while
+	// the process is on one P (internal/cpupin says why): the quietest
+	// CPU, unless every CPU is nearly busy; unpinned before it goes to
+	// every P, when ctx ends, and when the pinned CPU's mean busy share
+	// over 10 intervals is above Saturated (then not pinned again for a
+	// backoff, 5 s doubling to 5 min while pins keep ending so).
+	Pin Pinning
+	// Saturated is the busy share of the pinned CPU above which it
+	// unpins; zero is 0.95.
+	Saturated float64
+	// PinChanged, if set, is told each pin (the CPU) and unpin (-1), and
+	// its error: after one (but a Hold's) it does not pin again.
+	PinChanged func(cpu int, err error)
 }
 
 // Enabled reports whether the host should adapt its P count: not when
@@ -60,8 +76,10 @@ func (c *Controller) Run(ctx context.Context) {
 	defer tick.Stop()
 	defer c.Set(0)
 	var s state
+	var ps pinState
+	defer c.unpin(&ps) // before Set(0): the default counts the CPUs allowed
 	last, at := c.CPU(), time.Now()
-	c.apply(&s, s.procs())
+	c.apply(&s, &ps, s.procs())
 	for {
 		select {
 		case <-ctx.Done():
@@ -71,16 +89,25 @@ func (c *Controller) Run(ctx context.Context) {
 			want := s.observe(c, (cpu-last).Seconds()/now.Sub(at).Seconds(), now.Sub(at))
 			last, at = cpu, now
 			if want != s.procs() {
-				c.apply(&s, want)
+				c.apply(&s, &ps, want)
+			}
+			if c.Pin != nil && !s.all {
+				c.tickPin(&ps, now)
 			}
 		}
 	}
 }
 
-func (c *Controller) apply(s *state, procs int) {
+func (c *Controller) apply(s *state, ps *pinState, procs int) {
 	s.all = procs == 0
 	s.lowFor = 0
 	s.lowCPU = 0
+	if s.all {
+		c.unpin(ps) // first: the default counts the CPUs allowed
+	} else if c.Pin != nil {
+		c.Pin.Sample() // the loads from here on, not over the time on every P
+		ps.window = ps.window[:0]
+	}
 	c.Set(procs)
 	if c.Changed != nil {
 		c.Changed(procs, s.lastCores)
@@ -105,6 +132,9 @@ func (c *Controller) fill() {
 	}
 	if c.Set == nil {
 		c.Set = setProcs
+	}
+	if c.Saturated <= 0 {
+		c.Saturated = 0.95
 	}
 }
 
