@@ -19,7 +19,7 @@ import "embed"
 //
 //go:embed sandbox/*.go lower/*.go lower/stdsrc udf/*.go cmd/replhost-worker/*.go
 //go:embed internal/yaegix/*.go internal/fmtmirror/*.go internal/pretty/*.go
-//go:embed internal/pkgname/*.go internal/diskusage/*.go go.mod go.sum
+//go:embed internal/pkgname/*.go internal/diskusage/*.go internal/cpupin/*.go go.mod go.sum
 var WorkerSources embed.FS
 
 // WorkerSourceDirs are the directories of WorkerSources, the import paths
@@ -27,5 +27,5 @@ var WorkerSources embed.FS
 var WorkerSourceDirs = []string{
 	"sandbox", "lower", "udf", "cmd/replhost-worker",
 	"internal/yaegix", "internal/fmtmirror", "internal/pretty",
-	"internal/pkgname", "internal/diskusage",
+	"internal/pkgname", "internal/diskusage", "internal/cpupin",
 }
