@@ -27,7 +27,7 @@ type Pinner struct {
 	pid     int
 	allowed unix.CPUSet // the main thread's set when New ran: what Unpin restores
 	cpus    []int       // the CPUs in allowed, ascending
-	load    Load        // of cpus
+	load    load        // of cpus
 
 	mu     sync.Mutex // guards the fields below, and serialises every change of sets
 	pinned int        // the CPU every task is on; -1: none
@@ -64,7 +64,7 @@ func New() (*Pinner, error) {
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err != nil {
 		return nil, fmt.Errorf("cpupin: workers cannot be listed: %w", err)
 	}
-	p.load = Load{cpus: p.cpus, last: make([]cpuTimes, len(p.cpus))}
+	p.load = load{cpus: p.cpus, last: make([]cpuTimes, len(p.cpus))}
 	current.Store(p)
 	return p, nil
 }

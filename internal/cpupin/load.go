@@ -6,10 +6,10 @@ import (
 	"strconv"
 )
 
-// Load tells how busy each CPU the process may use was between two calls
+// load tells how busy each CPU the process may use was between two calls
 // of Sample, from /proc/stat (the kernel's clock ticks: 1/100 s, so an
 // interval of 100 ms is coarse; mean several).
-type Load struct {
+type load struct {
 	cpus []int      // those of the Pinner
 	last []cpuTimes // at the last Sample, as cpus
 	have bool       // last holds a sample
@@ -21,13 +21,13 @@ type Load struct {
 type cpuTimes struct{ busy, all uint64 }
 
 // Sample returns each of CPUs' busy share since the last call (see
-// Load.Sample). One goroutine calls it: the controller's.
-func (p *Pinner) Sample() []float64 { return p.load.Sample() }
+// load.sample). One goroutine calls it: the controller's.
+func (p *Pinner) Sample() []float64 { return p.load.sample() }
 
-// Sample returns each CPU's busy share, 0 to 1, since the last call, in
+// sample returns each CPU's busy share, 0 to 1, since the last call, in
 // the order of the Pinner's CPUs; nil at the first call and when
 // /proc/stat cannot be read.
-func (l *Load) Sample() []float64 {
+func (l *load) sample() []float64 {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		l.have = false

@@ -57,7 +57,7 @@ type Controller struct {
 	// unpins; zero is 0.95.
 	Saturated float64
 	// PinChanged, if set, is told each pin (the CPU) and unpin (-1), and
-	// its error: after one (but a Hold's) it does not pin again.
+	// its error: after one it does not pin again (a Hold is no error).
 	PinChanged func(cpu int, err error)
 }
 

@@ -35,7 +35,7 @@ const (
 
 // pinState is the controller's view of pinning.
 type pinState struct {
-	off       bool        // pinning failed for a reason other than a Hold: not tried again
+	off       bool        // a pin or unpin failed (not for a Hold): not tried again
 	window    [][]float64 // the last samples since the pin (or since unpinned), oldest first
 	pinnedAt  time.Time
 	backoff   time.Duration
@@ -108,6 +108,9 @@ func (c *Controller) unpin(p *pinState) {
 	}
 	err := c.Pin.Unpin()
 	p.window = p.window[:0]
+	if err != nil {
+		p.off = true // some task may be left pinned: do not add to it
+	}
 	if c.PinChanged != nil {
 		c.PinChanged(-1, err)
 	}

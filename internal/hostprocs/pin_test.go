@@ -22,6 +22,7 @@ type cpus struct {
 	pinned int
 	held   bool
 	fail   error // Pin's error, when set
+	unfail error // Unpin's, when set
 	log    []string
 }
 
@@ -60,7 +61,7 @@ func (m *cpus) Unpin() error {
 	defer m.mu.Unlock()
 	m.pinned = -1
 	m.log = append(m.log, "unpin")
-	return nil
+	return m.unfail
 }
 
 func (m *cpus) set(busy ...float64) {
@@ -216,6 +217,25 @@ func TestHeldPinWaitsAndFailedPinStops(t *testing.T) {
 		defer mu.Unlock()
 		if len(errs) != 1 || errs[0] == nil {
 			t.Fatalf("PinChanged errors %v; want the one failure", errs)
+		}
+	})
+}
+
+// An unpin that fails (some task may be left pinned) ends pinning too.
+func TestFailedUnpinStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &load{}
+		m := newCPUs()
+		m.unfail = errors.New("EPERM")
+		runPinned(t.Context(), l, m, nil)
+		time.Sleep(250 * time.Millisecond)
+		l.set(0.8) // every P: unpins, and fails
+		time.Sleep(150 * time.Millisecond)
+		l.set(0.05) // back to one P after 5 s: not pinned again
+		time.Sleep(10 * time.Second)
+		want := []string{"procs 1", "pin 0", "unpin", "procs 0", "procs 1"}
+		if got := m.events(); !slices.Equal(got, want) {
+			t.Fatalf("%v; want %v", got, want)
 		}
 	})
 }
