@@ -63,9 +63,7 @@ func ParseWorkerUser(spec, root string) (*WorkerUsers, error) {
 		if err != nil {
 			return nil, err
 		}
-		h := fnv.New32a()
-		h.Write([]byte(abs))
-		return NewWorkerRange(autoFirst+int(h.Sum32()%autoSlots)*autoCount, autoCount)
+		return NewWorkerRange(autoRange(abs))
 	case strings.Contains(spec, "-"):
 		a, b, _ := strings.Cut(spec, "-")
 		first, err1 := strconv.Atoi(a)
@@ -93,10 +91,25 @@ func ParseWorkerUser(spec, root string) (*WorkerUsers, error) {
 	return &WorkerUsers{shared: IDs{uid, gid}}, nil
 }
 
+// autoRange is the default per-session range of the host whose root is
+// abs: its slot by a hash of abs. The last slot ends one id short, at
+// maxWorkerID (it reached 2^31-1, which NewWorkerRange refuses, so a root
+// that hashed there could not start); every other slot is as it was, so
+// a host's sessions keep their uids.
+func autoRange(abs string) (first, count int) {
+	h := fnv.New32a()
+	h.Write([]byte(abs))
+	first = autoFirst + int(h.Sum32()%autoSlots)*autoCount
+	return first, min(autoCount, maxWorkerID-first+1)
+}
+
+// maxWorkerID is the highest uid or gid a worker may get.
+const maxWorkerID = 1<<31 - 2
+
 // NewWorkerRange gives each session its own uid (and the same gid) from
 // [first, first+count).
 func NewWorkerRange(first, count int) (*WorkerUsers, error) {
-	if count <= 0 || first <= 0 || first+count-1 > 1<<31-2 {
+	if count <= 0 || first <= 0 || first+count-1 > maxWorkerID {
 		return nil, fmt.Errorf("worker uid range %d-%d: out of bounds", first, first+count-1)
 	}
 	if err := checkIDs(first, first+count-1); err != nil {
